@@ -1,0 +1,40 @@
+// Chooses the engine for a data command: --engine cpu | gpu | auto. The GPU engine lives in gpu/ (CUDA) and is
+// registered by the programs that link it (register_gpu_engine_factory), so core never depends on CUDA.
+// auto sends a request to the GPU only when it is at least the crossover size for that chain (measured by
+// `warpvol benchmark --calibrate`, stored in $XDG_CACHE_HOME/warpvol/crossover.json; built-in defaults otherwise).
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/engine/xts_engine.h"
+
+namespace warpvol {
+
+enum class EngineChoice { Auto, Cpu, Gpu };
+std::optional<EngineChoice> parse_engine_choice(std::string_view s);
+
+// Returns a GPU engine, or nullptr with `why_not` set (no driver, no device, ...).
+using GpuEngineFactory = std::function<std::unique_ptr<XtsEngine>(std::string& why_not)>;
+void register_gpu_engine_factory(GpuEngineFactory f);
+bool gpu_engine_compiled();  // a factory was registered
+
+struct EngineOptions {
+  EngineChoice choice = EngineChoice::Auto;
+  unsigned cpu_threads = 0;
+  // Called with one line of explanation (e.g. "no CUDA device: using the CPU engine") for --verbose.
+  std::function<void(const std::string&)> verbose;
+};
+
+// Gpu when asked but unavailable: throws Error(Usage) with the reason. Auto without a GPU: the CPU engine.
+std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt);
+
+// Crossover sizes (bytes) per chain for auto dispatch.
+std::map<ChainId, size_t> load_crossover();
+void save_crossover(const std::map<ChainId, size_t>& c);
+std::string crossover_path();
+
+}  // namespace warpvol

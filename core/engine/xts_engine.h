@@ -1,0 +1,44 @@
+// The engine interface: encrypt/decrypt runs of consecutive 512-byte data units for a chain. The CPU engine
+// (engine/cpu_engine.h) and the CUDA engine (gpu/) implement it; engine/engine_factory.h chooses (auto|cpu|gpu).
+// Designed for batches: callers hand large runs (MiBs), and submit() lets I/O overlap with computation.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <future>
+#include <memory>
+#include <string>
+
+#include "core/crypto/chain.h"
+
+namespace warpvol {
+
+// A chain's key prepared by one engine (expanded schedules, uploaded tables). Immutable once made.
+class EngineKey {
+ public:
+  virtual ~EngineKey() = default;
+  virtual ChainId chain() const = 0;
+};
+
+class XtsEngine {
+ public:
+  virtual ~XtsEngine() = default;
+  virtual std::string name() const = 0;    // "cpu", "gpu", "auto"
+  virtual std::string detail() const = 0;  // threads, ISA path, device name...
+  // key_material: 2K bytes (primary keys || secondary keys), as in a header's master key area.
+  virtual std::shared_ptr<const EngineKey> prepare(ChainId chain, const uint8_t* key_material) = 0;
+  // In place; unit0 = number of the first data unit. Thread-safe: several callers may use one engine.
+  virtual void process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) = 0;
+  // Decrypt with `from` then encrypt with `to`, in one pass over the data (re-encryption). The default runs the
+  // two passes per 256 KiB chunk while it is hot in cache.
+  virtual void reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
+                         size_t nunits);
+  // Asynchronous form; `data` must stay valid until the future is ready. The default runs process() on a
+  // separate thread.
+  virtual std::future<void> submit(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0,
+                                   uint8_t* data, size_t nunits);
+};
+
+constexpr size_t kChunkUnits = 512;  // 256 KiB, TrueCrypt's encryption primitive's chunk
+constexpr size_t kChunkBytes = kChunkUnits * kDataUnitSize;
+
+}  // namespace warpvol

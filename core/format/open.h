@@ -1,0 +1,67 @@
+// Opening a volume: which header slots exist (layouts, format-spec §2 and §7) and the auto-detection search over
+// slots x PRFs x chains. Each PRF's key is derived once per slot; derivations for different PRFs run in parallel
+// on all cores and the search stops at the first match. Only as many PBKDF2 blocks are derived as the chains being
+// tried need (AES alone needs 64 bytes = one SHA-512 block).
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/format/header.h"
+#include "core/io/file.h"
+
+namespace warpvol {
+
+struct Credentials {
+  LockedBytes password;             // UTF-8 bytes, no terminator
+  std::vector<std::string> keyfiles;
+  int pim = 0;                      // <= 0: default
+};
+
+enum class SlotKind { Normal, Hidden, System, LegacyNormal, LegacyHidden };
+std::string_view slot_kind_name(SlotKind k);
+
+struct OpenOptions {
+  Credentials credentials;
+  std::optional<PrfId> prf;           // --hash
+  std::optional<ChainId> chain;       // --encryption
+  std::optional<VolumeFormat> format; // --truecrypt narrows to TrueCrypt, --veracrypt to VeraCrypt
+  std::optional<SlotKind> slot;       // --hidden narrows to the hidden slot
+  bool backup_only = false;           // --backup-header
+  bool system = false;                // --system: header at sector 62, boot iteration counts
+  bool allow_backup_fallback = true;  // try the embedded backups when the primaries do not decrypt
+  uint64_t system_partition_offset = 0;  // --system: byte offset of the opened partition within the drive
+  // Notes for the user ("primary header damaged: opened with the embedded backup header").
+  std::function<void(const std::string&)> notice;
+};
+
+struct OpenedHeader {
+  HeaderFields fields;
+  ChainId chain;
+  KdfChoice kdf;
+  VolumeFormat format;
+  SlotKind slot;
+  bool from_backup = false;
+  uint64_t header_offset = 0;  // where the header that opened sits in the file
+  std::array<uint8_t, kSaltSize> salt{};
+  // Where the data lives in the file, and how data units are numbered.
+  uint64_t data_offset = 0;    // byte offset of the data area in the file
+  uint64_t data_size = 0;
+  uint64_t first_unit = 0;     // data-unit number of the byte at data_offset (normally data_offset / 512)
+  bool master_key_vulnerable = false;  // primary key half == secondary half (VeraCrypt warns)
+};
+
+// Throws Error(Auth) "wrong password, PIM or keyfile, or not a TrueCrypt/VeraCrypt volume" when nothing decrypts,
+// Error(Format) for a header that decrypts but is unusable (newer version, bad sector size, in-place incomplete).
+OpenedHeader open_header(BlockFile& file, const OpenOptions& opt);
+
+// The candidate header locations for a file of the given size (exposed for tests and `info`).
+struct HeaderLocation {
+  SlotKind kind;
+  uint64_t offset;
+  bool backup;
+};
+std::vector<HeaderLocation> header_locations(uint64_t file_size, const OpenOptions& opt, bool backups);
+
+}  // namespace warpvol

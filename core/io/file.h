@@ -1,0 +1,30 @@
+// Random-access files under the volume code. PosixFile is the real one; FailFile (io/fail_file.h) wraps another
+// and fails or "loses power" at the N-th write, for crash tests (after KeePassXC's FailDevice).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace warpvol {
+
+class BlockFile {
+ public:
+  virtual ~BlockFile() = default;
+  virtual uint64_t size() const = 0;
+  // Full reads/writes or Error(Io). Reading past the end is an error.
+  virtual void read_at(uint64_t offset, uint8_t* buf, size_t len) = 0;
+  virtual void write_at(uint64_t offset, const uint8_t* buf, size_t len) = 0;
+  virtual void sync() = 0;  // fsync: a commit point relies on it
+  virtual bool writable() const = 0;
+  virtual const std::string& path() const = 0;
+  virtual void truncate(uint64_t new_size) = 0;
+};
+
+enum class OpenMode { ReadOnly, ReadWrite, CreateNew /* O_EXCL, mode 0600 */, CreateTruncate /* mode 0600 */ };
+
+// Opens a regular file or block device. Error kinds: Io (missing, unreadable, is a directory),
+// Busy (CreateNew on an existing file).
+std::unique_ptr<BlockFile> open_file(const std::string& path, OpenMode mode);
+
+}  // namespace warpvol

@@ -1,0 +1,55 @@
+// Header-key derivation: the PRFs of TrueCrypt/VeraCrypt with PBKDF2-HMAC, Argon2id, iteration counts and PIM
+// (format-spec §5).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace warpvol {
+
+enum class PrfId : uint8_t { Sha512, Sha256, Blake2s, Whirlpool, Streebog, Ripemd160, Sha1, Argon2id };
+
+struct PrfInfo {
+  PrfId id;
+  std::string_view name;      // "SHA-512", "HMAC-SHA-512" is name with "HMAC-" prefix
+  std::string_view cli_name;  // "sha512", "sha256", "blake2s", "whirlpool", "streebog", "ripemd160", "sha1", "argon2"
+  size_t digest_size;         // PBKDF2 block size in bytes (0 for Argon2id)
+  bool veracrypt;             // VeraCrypt >= 1.26 uses it for non-system volumes
+  bool truecrypt;             // TrueCrypt 7.1a had it
+};
+
+const PrfInfo& prf_info(PrfId id);
+const std::vector<PrfInfo>& all_prfs();
+std::optional<PrfId> parse_prf(std::string_view name);  // cli names and VeraCrypt names, case-insensitive
+
+enum class VolumeFormat { VeraCrypt, TrueCrypt };
+
+// Iteration count for a PBKDF2 PRF (format-spec §5.2). pim <= 0 means default. system = pre-boot volume.
+// Returns 0 when the combination does not exist (e.g. TrueCrypt with a PIM, TrueCrypt with SHA-256).
+uint32_t pbkdf2_iterations(PrfId prf, VolumeFormat fmt, int pim, bool system);
+
+struct Argon2Params {
+  uint32_t t_cost;
+  uint32_t m_cost_kib;
+};
+Argon2Params argon2_params(int pim);  // VeraCrypt's PIM mapping (format-spec §5.4)
+
+// One PBKDF2-HMAC output block (1-based block index), digest_size bytes into out.
+void pbkdf2_block(PrfId prf, const uint8_t* password, size_t password_len, const uint8_t* salt, size_t salt_len,
+                  uint32_t iterations, uint32_t block_index, uint8_t* out);
+// Whole PBKDF2 output of out_len bytes.
+void pbkdf2(PrfId prf, const uint8_t* password, size_t password_len, const uint8_t* salt, size_t salt_len,
+            uint32_t iterations, uint8_t* out, size_t out_len);
+// Argon2id v1.3, lanes = threads = 1, as VeraCrypt calls it. Throws Error(Format) on failure (e.g. memory).
+void argon2id(const uint8_t* password, size_t password_len, const uint8_t* salt, size_t salt_len,
+              const Argon2Params& p, uint8_t* out, size_t out_len);
+
+// Plain hashes (for self-tests and vectors).
+std::vector<uint8_t> hash_bytes(PrfId prf, const uint8_t* data, size_t len);
+std::vector<uint8_t> hmac_bytes(PrfId prf, const uint8_t* key, size_t key_len, const uint8_t* data, size_t len);
+
+constexpr size_t kHeaderKeyMaterial = 192;  // bytes derived for header keys (format-spec §5.3)
+
+}  // namespace warpvol

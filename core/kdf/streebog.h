@@ -1,0 +1,32 @@
+// Streebog-512 (GOST R 34.11-2012, RFC 6986), written here because Crypto++ has no Streebog. It implements
+// Crypto++'s HashTransformation so the same HMAC/PBKDF2 code runs over it.
+#pragma once
+#include <cryptopp/cryptlib.h>
+
+#include <cstdint>
+
+namespace warpvol {
+
+class Streebog512 : public CryptoPP::HashTransformation {
+ public:
+  static constexpr unsigned int DIGESTSIZE = 64;
+  static constexpr unsigned int BLOCKSIZE = 64;
+  Streebog512() { Restart(); }
+  void Update(const CryptoPP::byte* input, size_t length) override;
+  unsigned int DigestSize() const override { return DIGESTSIZE; }
+  unsigned int BlockSize() const override { return BLOCKSIZE; }
+  unsigned int OptimalBlockSize() const override { return BLOCKSIZE; }
+  void TruncatedFinal(CryptoPP::byte* digest, size_t digestSize) override;  // also restarts
+  void Restart() override;
+  std::string AlgorithmName() const override { return "Streebog-512"; }
+
+ private:
+  void compress(const uint8_t* block);  // g_N(h, m) with N, then N += 512, Sigma += m
+  alignas(64) uint64_t h_[8];
+  alignas(64) uint64_t n_[8];
+  alignas(64) uint64_t sigma_[8];
+  alignas(64) uint8_t buf_[64];
+  size_t buf_len_;
+};
+
+}  // namespace warpvol

@@ -1,0 +1,37 @@
+// Shared helpers for the test suite: vector files, the engines under test (Botan-style provider fan-out:
+// every engine that exists runs the same data), temporary folders.
+#pragma once
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/engine/xts_engine.h"
+
+namespace wvtest {
+
+std::string vectors_dir();                      // testvectors/
+std::string read_text(const std::string& path);
+std::vector<uint8_t> read_binary(const std::string& path);
+
+struct NamedEngine {
+  std::string name;  // "cpu/avx512", "cpu/portable", "gpu"
+  std::shared_ptr<warpvol::XtsEngine> engine;
+};
+// The CPU engine at each ISA level this CPU can run (others reported as skipped via WARN), plus the GPU engine
+// when one is compiled in and a device is present.
+std::vector<NamedEngine> engines_under_test();
+
+// A fresh temporary folder removed at destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::filesystem::path& path() const { return path_; }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace wvtest
