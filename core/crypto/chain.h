@@ -14,7 +14,7 @@
 
 namespace warpvol {
 
-enum class ChainId : uint8_t {
+enum class ChainId : uint8_t {  // VeraCrypt's EA ids (src/Common/Crypto.h)
   Aes = 1,
   Serpent = 2,
   Twofish = 3,
@@ -22,14 +22,14 @@ enum class ChainId : uint8_t {
   Kuznyechik = 5,
   AesTwofish = 6,
   AesTwofishSerpent = 7,
-  CamelliaKuznyechik = 8,
-  CamelliaSerpent = 9,
-  KuznyechikAes = 10,
-  KuznyechikSerpentCamellia = 11,
+  SerpentAes = 8,
+  SerpentTwofishAes = 9,
+  TwofishSerpent = 10,
+  CamelliaKuznyechik = 11,
   KuznyechikTwofish = 12,
-  SerpentAes = 13,
-  SerpentTwofishAes = 14,
-  TwofishSerpent = 15,
+  CamelliaSerpent = 13,
+  KuznyechikAes = 14,
+  KuznyechikSerpentCamellia = 15,
 };
 
 struct ChainInfo {

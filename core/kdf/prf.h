@@ -2,6 +2,7 @@
 // (format-spec §5).
 #pragma once
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -39,6 +40,10 @@ Argon2Params argon2_params(int pim);  // VeraCrypt's PIM mapping (format-spec §
 // One PBKDF2-HMAC output block (1-based block index), digest_size bytes into out.
 void pbkdf2_block(PrfId prf, const uint8_t* password, size_t password_len, const uint8_t* salt, size_t salt_len,
                   uint32_t iterations, uint32_t block_index, uint8_t* out);
+// Same, abandoning the work (returning false) soon after *cancel becomes true.
+bool pbkdf2_block_cancellable(PrfId prf, const uint8_t* password, size_t password_len, const uint8_t* salt,
+                              size_t salt_len, uint32_t iterations, uint32_t block_index, uint8_t* out,
+                              const std::atomic<bool>* cancel);
 // Whole PBKDF2 output of out_len bytes.
 void pbkdf2(PrfId prf, const uint8_t* password, size_t password_len, const uint8_t* salt, size_t salt_len,
             uint32_t iterations, uint8_t* out, size_t out_len);

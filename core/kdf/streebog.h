@@ -18,7 +18,9 @@ class Streebog512 : public CryptoPP::HashTransformation {
   unsigned int OptimalBlockSize() const override { return BLOCKSIZE; }
   void TruncatedFinal(CryptoPP::byte* digest, size_t digestSize) override;  // also restarts
   void Restart() override;
-  std::string AlgorithmName() const override { return "Streebog-512"; }
+  std::string AlgorithmName() const override { return StaticAlgorithmName(); }
+  // Lets Crypto++'s templates (HMAC<Streebog512>, PKCS5_PBKDF2_HMAC<Streebog512>) take this class.
+  static const char* StaticAlgorithmName() { return "Streebog-512"; }
 
  private:
   void compress(const uint8_t* block);  // g_N(h, m) with N, then N += 512, Sigma += m

@@ -1,0 +1,67 @@
+#include "core/engine/cpu_engine.h"
+
+#include <algorithm>
+
+#include "core/util/error.h"
+
+namespace warpvol {
+
+namespace {
+
+class CpuKey final : public EngineKey {
+ public:
+  CpuKey(ChainId id, const uint8_t* key_material, IsaLevel level) : chain_(id, key_material, level) {}
+  ChainId chain() const override { return chain_.id(); }
+  const XtsChain& xts() const { return chain_; }
+
+ private:
+  XtsChain chain_;
+};
+
+const CpuKey& cpu_key(const EngineKey& k) {
+  auto* p = dynamic_cast<const CpuKey*>(&k);
+  if (!p) throw Error(ErrorKind::Usage, "engine key was prepared by another engine");
+  return *p;
+}
+
+}  // namespace
+
+CpuEngine::CpuEngine(unsigned threads) : CpuEngine(threads, active_isa()) {}
+
+CpuEngine::CpuEngine(unsigned threads, IsaLevel max_level)
+    : level_(max_level), pool_(std::make_unique<ThreadPool>(threads)) {}
+
+std::string CpuEngine::detail() const {
+  return std::to_string(threads()) + " threads, " + std::string(isa_name(level_)) + " path";
+}
+
+std::shared_ptr<const EngineKey> CpuEngine::prepare(ChainId chain, const uint8_t* key_material) {
+  return std::make_shared<CpuKey>(chain, key_material, level_);
+}
+
+void CpuEngine::process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) {
+  const XtsChain& chain = cpu_key(key).xts();
+  // Each 256 KiB chunk goes through every cascade layer while it is in cache.
+  const size_t chunks = (nunits + kChunkUnits - 1) / kChunkUnits;
+  pool_->parallel_for(chunks, [&](size_t c) {
+    const size_t first = c * kChunkUnits;
+    const size_t n = std::min(kChunkUnits, nunits - first);
+    chain.process(d, unit0 + first, data + first * kDataUnitSize, n);
+  });
+}
+
+void CpuEngine::reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
+                          size_t nunits) {
+  const XtsChain& a = cpu_key(from).xts();
+  const XtsChain& b = cpu_key(to).xts();
+  const size_t chunks = (nunits + kChunkUnits - 1) / kChunkUnits;
+  pool_->parallel_for(chunks, [&](size_t c) {
+    const size_t first = c * kChunkUnits;
+    const size_t n = std::min(kChunkUnits, nunits - first);
+    uint8_t* p = data + first * kDataUnitSize;
+    a.decrypt(unit0 + first, p, n);
+    b.encrypt(unit0 + first, p, n);
+  });
+}
+
+}  // namespace warpvol

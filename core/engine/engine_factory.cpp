@@ -1,0 +1,150 @@
+#include "core/engine/engine_factory.h"
+
+#include <nlohmann/json.hpp>
+
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include "core/engine/cpu_engine.h"
+#include "core/util/error.h"
+
+namespace warpvol {
+
+namespace {
+
+GpuEngineFactory& gpu_factory() {
+  static GpuEngineFactory f;
+  return f;
+}
+
+// Built-in crossover defaults, used until `warpvol benchmark --calibrate` measures this machine. AES stays on the
+// CPU: with VAES all cores match the PCIe link, so the GPU only adds copies. For the other chains a few MiB
+// amortise the transfer latency (h100.md: pipelined copies need MiB-sized chunks).
+size_t default_crossover(ChainId id) {
+  if (id == ChainId::Aes) return SIZE_MAX;
+  return size_t(1) << 20;
+}
+
+class AutoKey final : public EngineKey {
+ public:
+  AutoKey(ChainId c, std::shared_ptr<const EngineKey> cpu, std::shared_ptr<const EngineKey> gpu)
+      : chain_(c), cpu_(std::move(cpu)), gpu_(std::move(gpu)) {}
+  ChainId chain() const override { return chain_; }
+  ChainId chain_;
+  std::shared_ptr<const EngineKey> cpu_, gpu_;
+};
+
+// Sends each request to the GPU when it is at least the chain's crossover size, else to the CPU.
+class AutoEngine final : public XtsEngine {
+ public:
+  AutoEngine(std::shared_ptr<XtsEngine> cpu, std::shared_ptr<XtsEngine> gpu)
+      : cpu_(std::move(cpu)), gpu_(std::move(gpu)), crossover_(load_crossover()) {}
+  std::string name() const override { return "auto"; }
+  std::string detail() const override { return "cpu (" + cpu_->detail() + ") + gpu (" + gpu_->detail() + ")"; }
+  std::shared_ptr<const EngineKey> prepare(ChainId chain, const uint8_t* key_material) override {
+    return std::make_shared<AutoKey>(chain, cpu_->prepare(chain, key_material), gpu_->prepare(chain, key_material));
+  }
+  void process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) override {
+    const auto& k = static_cast<const AutoKey&>(key);
+    if (use_gpu(k.chain(), nunits))
+      gpu_->process(*k.gpu_, d, unit0, data, nunits);
+    else
+      cpu_->process(*k.cpu_, d, unit0, data, nunits);
+  }
+  void reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data, size_t nunits) override {
+    const auto& a = static_cast<const AutoKey&>(from);
+    const auto& b = static_cast<const AutoKey&>(to);
+    if (use_gpu(a.chain(), nunits) || use_gpu(b.chain(), nunits))
+      gpu_->reencrypt(*a.gpu_, *b.gpu_, unit0, data, nunits);
+    else
+      cpu_->reencrypt(*a.cpu_, *b.cpu_, unit0, data, nunits);
+  }
+
+ private:
+  bool use_gpu(ChainId c, size_t nunits) const {
+    auto it = crossover_.find(c);
+    size_t limit = it == crossover_.end() ? default_crossover(c) : it->second;
+    return nunits * kDataUnitSize >= limit;
+  }
+  std::shared_ptr<XtsEngine> cpu_, gpu_;
+  std::map<ChainId, size_t> crossover_;
+};
+
+}  // namespace
+
+std::optional<EngineChoice> parse_engine_choice(std::string_view s) {
+  if (s == "auto") return EngineChoice::Auto;
+  if (s == "cpu") return EngineChoice::Cpu;
+  if (s == "gpu") return EngineChoice::Gpu;
+  return std::nullopt;
+}
+
+void register_gpu_engine_factory(GpuEngineFactory f) { gpu_factory() = std::move(f); }
+bool gpu_engine_compiled() { return static_cast<bool>(gpu_factory()); }
+
+std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
+  auto cpu = std::make_shared<CpuEngine>(opt.cpu_threads);
+  if (opt.choice == EngineChoice::Cpu) return cpu;
+  std::string why = "this build has no CUDA engine";
+  std::shared_ptr<XtsEngine> gpu;
+  if (gpu_factory()) gpu = gpu_factory()(why);
+  if (!gpu) {
+    if (opt.choice == EngineChoice::Gpu) throw Error(ErrorKind::Usage, "--engine gpu: " + why);
+    if (opt.verbose) opt.verbose(why + ": using the CPU engine");
+    return cpu;
+  }
+  if (opt.choice == EngineChoice::Gpu) return gpu;
+  if (opt.verbose) opt.verbose("engine auto: " + gpu->detail() + " above the crossover size, else the CPU");
+  return std::make_shared<AutoEngine>(cpu, gpu);
+}
+
+std::string crossover_path() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  std::filesystem::path base;
+  if (xdg && *xdg)
+    base = xdg;
+  else if (const char* home = std::getenv("HOME"))
+    base = std::filesystem::path(home) / ".cache";
+  else
+    base = "/tmp";
+  return (base / "warpvol" / "crossover.json").string();
+}
+
+std::map<ChainId, size_t> load_crossover() {
+  std::map<ChainId, size_t> out;
+  for (const auto& c : all_chains()) out[c.id] = default_crossover(c.id);
+  std::ifstream in(crossover_path());
+  if (!in) return out;
+  try {
+    auto j = nlohmann::json::parse(in);
+    for (const auto& c : all_chains()) {
+      auto it = j.find(std::string(c.cli_name));
+      if (it != j.end() && it->is_number_unsigned()) out[c.id] = it->get<size_t>();
+      if (it != j.end() && it->is_null()) out[c.id] = SIZE_MAX;  // never faster on the GPU
+    }
+  } catch (const std::exception&) {
+    // A damaged cache file is ignored: the defaults apply.
+  }
+  return out;
+}
+
+void save_crossover(const std::map<ChainId, size_t>& c) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [id, bytes] : c) {
+    if (bytes == SIZE_MAX)
+      j[std::string(chain_info(id).cli_name)] = nullptr;
+    else
+      j[std::string(chain_info(id).cli_name)] = bytes;
+  }
+  const std::filesystem::path p = crossover_path();
+  std::error_code ec;
+  std::filesystem::create_directories(p.parent_path(), ec);
+  std::ofstream out(p);
+  if (!out) throw Error(ErrorKind::Io, "cannot write " + p.string());
+  out << j.dump(2) << "\n";
+}
+
+}  // namespace warpvol

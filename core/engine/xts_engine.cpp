@@ -1,0 +1,24 @@
+#include "core/engine/xts_engine.h"
+
+#include <algorithm>
+
+namespace warpvol {
+
+void XtsEngine::reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
+                          size_t nunits) {
+  for (size_t done = 0; done < nunits; done += kChunkUnits) {
+    const size_t n = std::min(kChunkUnits, nunits - done);
+    uint8_t* p = data + done * kDataUnitSize;
+    process(from, Direction::Decrypt, unit0 + done, p, n);
+    process(to, Direction::Encrypt, unit0 + done, p, n);
+  }
+}
+
+std::future<void> XtsEngine::submit(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0,
+                                    uint8_t* data, size_t nunits) {
+  return std::async(std::launch::async, [this, key = std::move(key), d, unit0, data, nunits] {
+    process(*key, d, unit0, data, nunits);
+  });
+}
+
+}  // namespace warpvol

@@ -1,0 +1,355 @@
+// Auto-detection (format-spec §7): header locations x formats x PRFs x chains.
+//
+// Work is split into PBKDF2 *blocks*: a candidate (location, format, PRF) needs 64 bytes of key material for the
+// single ciphers, 128 for two-cipher cascades and 192 for three. Blocks are queued in stages (every candidate's
+// first 64 bytes before anybody's next 64), cheap TrueCrypt candidates first, and run on all cores; as soon as a
+// candidate's bytes for a stage are complete, the chains of that key size are tried on the header. The first match
+// cancels everything else. So a right password on a SHA-512/AES volume costs one PBKDF2 block on one core.
+#include "core/format/open.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "core/kdf/keyfiles.h"
+#include "core/util/bytes.h"
+#include "core/util/error.h"
+
+namespace warpvol {
+
+namespace {
+
+constexpr uint16_t kMaxSupportedRequiredVersion = 0x0126;  // VeraCrypt 1.26
+
+struct Candidate {
+  HeaderLocation loc;
+  VolumeFormat format;
+  KdfChoice kdf;
+  std::vector<ChainId> chains;   // to try, in VeraCrypt's order
+  size_t need_bytes = 0;         // max 2K over chains
+  size_t digest = 0;             // PBKDF2 block size (0 = Argon2)
+  const LockedBytes* password = nullptr;
+  std::array<uint8_t, kSaltSize> salt{};
+  std::array<uint8_t, kHeaderSize> encrypted{};
+  // Progress of the derivation.
+  std::mutex mu;
+  SecureBytes key{kHeaderKeyMaterial + 64};  // room for whole blocks past 192 bytes
+  std::vector<bool> block_done;
+  size_t stages_tested = 0;  // key sizes 64, 128, 192 tried so far (0..3)
+};
+
+struct Task {
+  Candidate* cand;
+  uint32_t block;  // 1-based PBKDF2 block; 0 = the whole Argon2 derivation
+  int stage;       // 1..3
+  int order;       // tie-break
+};
+
+struct Found {
+  Candidate* cand = nullptr;
+  ChainId chain{};
+  std::array<uint8_t, kHeaderSize> plain{};
+  HeaderCheck check = HeaderCheck::Ok;
+};
+
+bool chain_allowed(const ChainInfo& c, VolumeFormat f, const OpenOptions& opt) {
+  if (opt.chain && *opt.chain != c.id) return false;
+  if (f == VolumeFormat::TrueCrypt && !c.in_truecrypt) return false;
+  return true;
+}
+
+std::vector<PrfId> prfs_for(VolumeFormat f, const OpenOptions& opt) {
+  std::vector<PrfId> out;
+  if (f == VolumeFormat::TrueCrypt) {
+    for (PrfId p : {PrfId::Ripemd160, PrfId::Sha512, PrfId::Whirlpool, PrfId::Sha1}) out.push_back(p);
+  } else {
+    for (PrfId p : {PrfId::Sha512, PrfId::Sha256, PrfId::Blake2s, PrfId::Whirlpool, PrfId::Streebog,
+                    PrfId::Ripemd160, PrfId::Argon2id})
+      out.push_back(p);
+  }
+  if (opt.prf) out.erase(std::remove_if(out.begin(), out.end(), [&](PrfId p) { return p != *opt.prf; }), out.end());
+  if (opt.system) out.erase(std::remove(out.begin(), out.end(), PrfId::Argon2id), out.end());
+  return out;
+}
+
+class Search {
+ public:
+  Search(BlockFile& file, const OpenOptions& opt) : file_(file), opt_(opt) {
+    if (opt.credentials.password.empty() && opt.credentials.keyfiles.empty())
+      throw Error(ErrorKind::Usage, "a password or a keyfile is required");
+    vc_password_ = apply_keyfiles(opt.credentials.password, opt.credentials.keyfiles, false);
+    if (opt.credentials.password.size() <= 64)
+      tc_password_ = apply_keyfiles(opt.credentials.password, opt.credentials.keyfiles, true);
+  }
+
+  // Returns true and fills `found` on success.
+  bool run(const std::vector<HeaderLocation>& locs, Found& found) {
+    std::vector<std::unique_ptr<Candidate>> cands;
+    for (const auto& loc : locs) {
+      std::array<uint8_t, kHeaderSize> enc{};
+      if (loc.offset + kHeaderSize > file_.size()) continue;
+      file_.read_at(loc.offset, enc.data(), kHeaderSize);
+      for (VolumeFormat f : {VolumeFormat::TrueCrypt, VolumeFormat::VeraCrypt}) {
+        if (opt_.format && *opt_.format != f) continue;
+        if (f == VolumeFormat::TrueCrypt && tc_password_.empty()) continue;
+        if (f == VolumeFormat::VeraCrypt && (loc.kind == SlotKind::LegacyHidden)) continue;
+        for (PrfId prf : prfs_for(f, opt_)) {
+          auto c = std::make_unique<Candidate>();
+          c->loc = loc;
+          c->format = f;
+          c->kdf.prf = prf;
+          if (prf == PrfId::Argon2id) {
+            c->kdf.argon2 = argon2_params(opt_.credentials.pim);
+          } else {
+            c->kdf.iterations = pbkdf2_iterations(prf, f, opt_.credentials.pim, opt_.system);
+            if (c->kdf.iterations == 0) continue;
+            c->digest = prf_info(prf).digest_size;
+          }
+          for (const auto& ch : all_chains())
+            if (chain_allowed(ch, f, opt_)) {
+              c->chains.push_back(ch.id);
+              c->need_bytes = std::max(c->need_bytes, 2 * ch.key_size());
+            }
+          if (c->chains.empty()) continue;
+          c->password = f == VolumeFormat::TrueCrypt ? &tc_password_ : &vc_password_;
+          std::memcpy(c->salt.data(), enc.data(), kSaltSize);
+          c->encrypted = enc;
+          cands.push_back(std::move(c));
+        }
+      }
+    }
+    if (cands.empty()) return false;
+
+    std::vector<Task> tasks;
+    int order = 0;
+    for (auto& c : cands) {
+      const bool tc = c->format == VolumeFormat::TrueCrypt;
+      if (c->digest == 0) {  // Argon2id: one task, after all PBKDF2 work (it is rare and memory-hungry)
+        tasks.push_back({c.get(), 0, 4, order++});
+        continue;
+      }
+      const uint32_t blocks = uint32_t((c->need_bytes + c->digest - 1) / c->digest);
+      c->block_done.assign(blocks + 1, false);
+      for (uint32_t b = 1; b <= blocks; ++b) {
+        int stage = int((b - 1) * c->digest / 64) + 1;  // the key size (64, 128, 192) this block first serves
+        if (tc) stage = 0;  // 1000-2000 iterations: do them first
+        tasks.push_back({c.get(), b, stage, order++});
+      }
+    }
+    std::stable_sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) { return a.stage < b.stage; });
+
+    std::atomic<size_t> next{0};
+    std::atomic<bool> done{false};
+    std::mutex found_mu;
+    bool have = false;
+    std::exception_ptr error;
+
+    auto worker = [&] {
+      try {
+        for (;;) {
+          const size_t i = next.fetch_add(1);
+          if (i >= tasks.size() || done.load()) return;
+          Task& t = tasks[i];
+          Candidate& c = *t.cand;
+          if (t.block == 0) {
+            derive_header_key(c.kdf, *c.password, c.salt.data(), c.key.data(), kHeaderKeyMaterial);
+          } else {
+            SecureBytes out(c.digest);
+            if (!pbkdf2_block_cancellable(c.kdf.prf, c.password->data(), c.password->size(), c.salt.data(),
+                                          kSaltSize, c.kdf.iterations, t.block, out.data(), &done))
+              return;
+            std::lock_guard<std::mutex> lk(c.mu);
+            std::memcpy(c.key.data() + (t.block - 1) * c.digest, out.data(), c.digest);
+            c.block_done[t.block] = true;
+          }
+          Found f;
+          if (try_ready_chains(c, t.block == 0, f)) {
+            std::lock_guard<std::mutex> lk(found_mu);
+            if (!have) {
+              have = true;
+              found = f;
+            }
+            done = true;
+            return;
+          }
+        }
+      } catch (...) {
+        std::lock_guard<std::mutex> lk(found_mu);
+        if (!error) error = std::current_exception();
+        done = true;
+      }
+    };
+    const unsigned n = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), unsigned(tasks.size())));
+    std::vector<std::thread> threads;
+    for (unsigned k = 1; k < n; ++k) threads.emplace_back(worker);
+    worker();
+    for (auto& th : threads) th.join();
+    if (have) {
+      // Keep the winner alive beyond this function: copy what is needed.
+      winner_ = std::move(*std::find_if(cands.begin(), cands.end(), [&](auto& p) { return p.get() == found.cand; }));
+      found.cand = winner_.get();
+      return true;
+    }
+    if (error) std::rethrow_exception(error);
+    return false;
+  }
+
+ private:
+  // Tries every chain whose key material is now complete. Called after each finished block.
+  bool try_ready_chains(Candidate& c, bool all, Found& f) {
+    std::lock_guard<std::mutex> lk(c.mu);
+    size_t avail = 0;
+    if (all) {
+      avail = kHeaderKeyMaterial;
+    } else {
+      size_t b = 1;
+      while (b < c.block_done.size() && c.block_done[b]) ++b;
+      avail = (b - 1) * c.digest;
+    }
+    const uint32_t magic = c.format == VolumeFormat::TrueCrypt ? kMagicTrue : kMagicVera;
+    while (c.stages_tested < 3 && avail >= 64 * (c.stages_tested + 1)) {
+      const size_t key_bytes = 64 * (++c.stages_tested);
+      for (ChainId id : c.chains) {
+        if (2 * chain_info(id).key_size() != key_bytes) continue;
+        std::array<uint8_t, kHeaderSize> h = c.encrypted;
+        decrypt_header(id, c.key.data(), h.data());
+        HeaderCheck r = check_header(h.data(), magic);
+        if (r == HeaderCheck::BadMagic || r == HeaderCheck::BadCrc) continue;
+        f.cand = &c;
+        f.chain = id;
+        f.plain = h;
+        f.check = r;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  BlockFile& file_;
+  const OpenOptions& opt_;
+  LockedBytes vc_password_, tc_password_;
+  std::unique_ptr<Candidate> winner_;
+};
+
+OpenedHeader finish(BlockFile& file, const OpenOptions& opt, const Found& f) {
+  if (f.check == HeaderCheck::NewerVersion)
+    throw Error(ErrorKind::Format, "the volume header needs a newer program version (header version > 5)");
+  if (f.check == HeaderCheck::BadSectorSize)
+    throw Error(ErrorKind::Format, "the volume header has an invalid sector size");
+  const Candidate& c = *f.cand;
+  OpenedHeader o;
+  o.fields = parse_header(f.plain.data());
+  o.chain = f.chain;
+  o.kdf = c.kdf;
+  o.format = c.format;
+  o.slot = c.loc.kind;
+  o.from_backup = c.loc.backup;
+  o.header_offset = c.loc.offset;
+  o.salt = c.salt;
+  const HeaderFields& h = o.fields;
+  const uint64_t H = file.size();
+
+  if (c.format == VolumeFormat::VeraCrypt && h.required_version > kMaxSupportedRequiredVersion)
+    throw Error(ErrorKind::Format, "the volume needs a newer program (required program version 0x" +
+                                       to_hex(std::vector<uint8_t>{uint8_t(h.required_version >> 8),
+                                                                   uint8_t(h.required_version)}) + ")");
+  const bool legacy = c.format == VolumeFormat::TrueCrypt ? h.required_version < 0x0600 : h.required_version < 0x010b;
+  if (o.slot == SlotKind::Normal && legacy && !opt.system) o.slot = SlotKind::LegacyNormal;
+
+  switch (o.slot) {
+    case SlotKind::Normal:
+    case SlotKind::Hidden:
+      o.data_offset = h.encrypted_area_start;
+      o.data_size = o.slot == SlotKind::Hidden ? h.hidden_volume_size : h.volume_size;
+      break;
+    case SlotKind::LegacyNormal:
+      o.data_offset = 512;
+      o.data_size = H - 512;
+      break;
+    case SlotKind::LegacyHidden:
+      o.data_size = h.hidden_volume_size;
+      if (o.data_size + 1536 > H) throw Error(ErrorKind::Format, "hidden volume size exceeds the container");
+      o.data_offset = H - o.data_size - 1536;
+      break;
+    case SlotKind::System:
+      if (h.encrypted_area_start < opt.system_partition_offset)
+        throw Error(ErrorKind::Format, "system volume: encrypted area starts before the given partition offset");
+      o.data_offset = h.encrypted_area_start - opt.system_partition_offset;
+      o.data_size = h.encrypted_area_length;
+      if (h.encrypted_area_length != h.volume_size && opt.notice)
+        opt.notice("system encryption is incomplete: only the first " + std::to_string(h.encrypted_area_length) +
+                   " of " + std::to_string(h.volume_size) + " bytes are encrypted; exposing the encrypted part");
+      break;
+  }
+  o.first_unit = (o.slot == SlotKind::System ? h.encrypted_area_start : o.data_offset) / 512;
+  if (o.slot == SlotKind::System) o.first_unit = (o.data_offset + opt.system_partition_offset) / 512;
+  if ((h.flags & kFlagInPlace) && h.encrypted_area_length != h.volume_size)
+    throw Error(ErrorKind::Format, "in-place encryption of this volume is not finished (" +
+                                       std::to_string(h.encrypted_area_length) + " of " +
+                                       std::to_string(h.volume_size) + " bytes encrypted)");
+  if (o.data_offset % 512)
+    throw Error(ErrorKind::Format, "the data area does not start on a 512-byte boundary");
+  if (o.data_offset > H || o.data_size > H - o.data_offset)
+    throw Error(ErrorKind::Format, "the volume's data area (" + std::to_string(o.data_offset) + " + " +
+                                       std::to_string(o.data_size) + ") extends past the end of the container (" +
+                                       std::to_string(H) + " bytes)");
+  const size_t K = chain_info(o.chain).key_size();
+  o.master_key_vulnerable = std::memcmp(h.key_area.data(), h.key_area.data() + K, K) == 0;
+  if (o.master_key_vulnerable && opt.notice)
+    opt.notice("warning: this volume's primary and secondary master keys are equal (XTS master key vulnerable)");
+  return o;
+}
+
+}  // namespace
+
+std::string_view slot_kind_name(SlotKind k) {
+  switch (k) {
+    case SlotKind::Normal: return "normal";
+    case SlotKind::Hidden: return "hidden";
+    case SlotKind::System: return "system";
+    case SlotKind::LegacyNormal: return "normal (legacy V1 layout)";
+    case SlotKind::LegacyHidden: return "hidden (legacy V1 layout)";
+  }
+  return "?";
+}
+
+std::vector<HeaderLocation> header_locations(uint64_t H, const OpenOptions& opt, bool backups) {
+  std::vector<HeaderLocation> out;
+  if (opt.system) {
+    if (!backups) out.push_back({SlotKind::System, kSystemHeaderOffset, false});
+    return out;
+  }
+  const bool want_normal = !opt.slot || *opt.slot == SlotKind::Normal;
+  const bool want_hidden = !opt.slot || *opt.slot == SlotKind::Hidden;
+  if (!backups) {
+    if (want_normal) out.push_back({SlotKind::Normal, 0, false});
+    if (want_hidden && H > kHeaderGroupSize) out.push_back({SlotKind::Hidden, kHeaderSlotSize, false});
+    // TrueCrypt 5.x and older kept the hidden header 1536 bytes before the end.
+    if (want_hidden && H >= 1536 + kHeaderSize && (!opt.format || *opt.format == VolumeFormat::TrueCrypt))
+      out.push_back({SlotKind::LegacyHidden, H - 1536, false});
+  } else if (H >= 2 * kHeaderGroupSize) {
+    if (want_normal) out.push_back({SlotKind::Normal, H - kHeaderGroupSize, true});
+    if (want_hidden) out.push_back({SlotKind::Hidden, H - kHeaderSlotSize, true});
+  }
+  return out;
+}
+
+OpenedHeader open_header(BlockFile& file, const OpenOptions& opt) {
+  if (file.size() < kHeaderSize)
+    throw Error(ErrorKind::Auth, file.path() + ": too small to be a volume (" + std::to_string(file.size()) + " bytes)");
+  Search search(file, opt);
+  Found found;
+  if (!opt.backup_only && search.run(header_locations(file.size(), opt, false), found))
+    return finish(file, opt, found);
+  const bool try_backup = opt.backup_only || opt.allow_backup_fallback;
+  if (try_backup && search.run(header_locations(file.size(), opt, true), found)) {
+    if (!opt.backup_only && opt.notice)
+      opt.notice("the primary header did not decrypt (damaged?): opened with the embedded backup header");
+    return finish(file, opt, found);
+  }
+  throw Error(ErrorKind::Auth, "wrong password, PIM or keyfile, or not a TrueCrypt/VeraCrypt volume");
+}
+
+}  // namespace warpvol

@@ -1,0 +1,82 @@
+#include "core/kdf/keyfiles.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "core/util/bytes.h"
+#include "core/util/error.h"
+
+namespace warpvol {
+
+namespace {
+
+constexpr size_t kKeyfileMaxBytes = 1 << 20;  // only the first 1 MiB of a keyfile counts
+
+std::vector<std::string> expand_keyfiles(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    auto st = fs::status(p, ec);
+    if (ec || !fs::exists(st)) throw Error(ErrorKind::Io, "keyfile " + p + ": no such file or folder");
+    if (fs::is_directory(st)) {
+      // A folder means its regular, non-hidden files (not recursive), as in VeraCrypt.
+      size_t before = files.size();
+      for (const auto& e : fs::directory_iterator(p, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.empty() || name[0] == '.') continue;
+        if (!e.is_regular_file()) continue;
+        files.push_back(e.path().string());
+      }
+      if (ec) throw Error(ErrorKind::Io, "keyfile folder " + p + ": " + ec.message());
+      if (files.size() == before) throw Error(ErrorKind::Io, "keyfile folder " + p + " holds no usable file");
+    } else {
+      files.push_back(p);
+    }
+  }
+  return files;
+}
+
+}  // namespace
+
+void keyfile_pool_add(uint8_t* pool, size_t pool_size, const uint8_t* data, size_t len) {
+  uint32_t crc = 0xFFFFFFFFu;
+  size_t pos = 0;
+  len = std::min(len, kKeyfileMaxBytes);
+  for (size_t i = 0; i < len; ++i) {
+    crc = crc32_step(crc, data[i]);
+    pool[pos++] += uint8_t(crc >> 24);
+    pool[pos++] += uint8_t(crc >> 16);
+    pool[pos++] += uint8_t(crc >> 8);
+    pool[pos++] += uint8_t(crc);
+    if (pos >= pool_size) pos = 0;
+  }
+}
+
+LockedBytes keyfile_pool(const std::vector<std::string>& keyfiles, size_t pool_size) {
+  LockedBytes pool(pool_size);
+  std::fill(pool.data(), pool.data() + pool_size, 0);
+  LockedBytes buf(kKeyfileMaxBytes);
+  for (const auto& f : expand_keyfiles(keyfiles)) {
+    std::ifstream in(f, std::ios::binary);
+    if (!in) throw Error(ErrorKind::Io, "keyfile " + f + ": cannot be read");
+    in.read(reinterpret_cast<char*>(buf.data()), std::streamsize(kKeyfileMaxBytes));
+    const size_t n = size_t(in.gcount());
+    if (in.bad()) throw Error(ErrorKind::Io, "keyfile " + f + ": read error");
+    if (n == 0) throw Error(ErrorKind::Io, "keyfile " + f + " is empty");
+    keyfile_pool_add(pool.data(), pool_size, buf.data(), n);
+  }
+  return pool;
+}
+
+LockedBytes apply_keyfiles(const LockedBytes& password, const std::vector<std::string>& keyfiles, bool truecrypt) {
+  if (keyfiles.empty()) return password;
+  const size_t pool_size = (truecrypt || password.size() <= 64) ? 64 : 128;
+  LockedBytes pool = keyfile_pool(keyfiles, pool_size);
+  LockedBytes out(pool_size);
+  for (size_t i = 0; i < pool_size; ++i) out[i] = uint8_t((i < password.size() ? password[i] : 0) + pool[i]);
+  return out;
+}
+
+}  // namespace warpvol
