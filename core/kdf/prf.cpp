@@ -135,6 +135,95 @@ bool pbkdf2_block_t(const uint8_t* pw, size_t pw_len, const uint8_t* salt, size_
   return true;
 }
 
+
+// Fast path for SHA-512 and SHA-256: each HMAC iteration is exactly two compressions of a block whose padding
+// and length never change, so the blocks are laid out once and only the digest bytes are rewritten. This avoids
+// the Update/Final bookkeeping and copies of whole contexts (0.29 -> ~0.2 s per 500k SHA-512 block here).
+template <class Ctx, class Word, size_t kBlock, size_t kDigest, void (*Transform)(Ctx*, const unsigned char*)>
+bool pbkdf2_md_fast(const uint8_t* pw, size_t pw_len, const uint8_t* salt, size_t salt_len, uint32_t iterations,
+                    uint32_t block_index, uint8_t* out, const std::atomic<bool>* cancel,
+                    void (*init)(Ctx*), void (*update)(Ctx*, const void*, size_t),
+                    void (*final)(unsigned char*, Ctx*)) {
+  constexpr size_t kWords = kDigest / sizeof(Word);
+  constexpr size_t kLenBytes = kBlock == 128 ? 16 : 8;
+  // Key the inner and outer states.
+  uint8_t k[kBlock] = {};
+  Ctx ictx, octx;
+  if (pw_len > kBlock) {
+    init(&ictx);
+    update(&ictx, pw, pw_len);
+    final(k, &ictx);
+  } else if (pw_len) {
+    std::memcpy(k, pw, pw_len);
+  }
+  uint8_t pad[kBlock];
+  for (size_t i = 0; i < kBlock; ++i) pad[i] = k[i] ^ 0x36;
+  init(&ictx);
+  update(&ictx, pad, kBlock);
+  for (size_t i = 0; i < kBlock; ++i) pad[i] = k[i] ^ 0x5c;
+  init(&octx);
+  update(&octx, pad, kBlock);
+  // U_1 the ordinary way.
+  uint8_t u[kDigest], acc[kDigest];
+  uint8_t idx[4];
+  store_be32(idx, block_index);
+  {
+    Ctx c = ictx;
+    update(&c, salt, salt_len);
+    update(&c, idx, 4);
+    final(u, &c);
+    c = octx;
+    update(&c, u, kDigest);
+    final(u, &c);
+  }
+  std::memcpy(acc, u, kDigest);
+  // The fixed one-block message: digest || 0x80 || zeros || bit length of (block + digest), big-endian.
+  uint8_t msg[kBlock] = {};
+  msg[kDigest] = 0x80;
+  const uint64_t bits = uint64_t(kBlock + kDigest) * 8;
+  for (size_t i = 0; i < 8; ++i) msg[kBlock - 1 - i] = uint8_t(bits >> (8 * i));
+  (void)kLenBytes;
+  Word istate[kWords], ostate[kWords];
+  std::memcpy(istate, &ictx, sizeof istate);  // h[] is the first member of OpenSSL's SHA-2 contexts
+  std::memcpy(ostate, &octx, sizeof ostate);
+  std::memcpy(msg, u, kDigest);
+  Ctx c = ictx;
+  for (uint32_t i = 1; i < iterations; ++i) {
+    if (cancel && (i & 1023) == 0 && cancel->load(std::memory_order_relaxed)) {
+      secure_wipe(acc, sizeof acc);
+      return false;
+    }
+    std::memcpy(&c, istate, sizeof istate);
+    Transform(&c, msg);
+    const Word* h = reinterpret_cast<const Word*>(&c);
+    for (size_t w = 0; w < kWords; ++w)
+      for (size_t b = 0; b < sizeof(Word); ++b) msg[w * sizeof(Word) + b] = uint8_t(h[w] >> (8 * (sizeof(Word) - 1 - b)));
+    std::memcpy(&c, ostate, sizeof ostate);
+    Transform(&c, msg);
+    for (size_t w = 0; w < kWords; ++w)
+      for (size_t b = 0; b < sizeof(Word); ++b) msg[w * sizeof(Word) + b] = uint8_t(h[w] >> (8 * (sizeof(Word) - 1 - b)));
+    for (size_t j = 0; j < kDigest; ++j) acc[j] ^= msg[j];
+  }
+  std::memcpy(out, acc, kDigest);
+  secure_wipe(acc, sizeof acc);
+  secure_wipe(msg, sizeof msg);
+  secure_wipe(k, sizeof k);
+  secure_wipe(pad, sizeof pad);
+  secure_wipe(&ictx, sizeof ictx);
+  secure_wipe(&octx, sizeof octx);
+  secure_wipe(&c, sizeof c);
+  return true;
+}
+
+void sha512_init(SHA512_CTX* c) { SHA512_Init(c); }
+void sha512_update(SHA512_CTX* c, const void* p, size_t n) { SHA512_Update(c, p, n); }
+void sha512_final(unsigned char* o, SHA512_CTX* c) { SHA512_Final(o, c); }
+void sha512_transform(SHA512_CTX* c, const unsigned char* b) { SHA512_Transform(c, b); }
+void sha256_init(SHA256_CTX* c) { SHA256_Init(c); }
+void sha256_update(SHA256_CTX* c, const void* p, size_t n) { SHA256_Update(c, p, n); }
+void sha256_final(unsigned char* o, SHA256_CTX* c) { SHA256_Final(o, c); }
+void sha256_transform(SHA256_CTX* c, const unsigned char* b) { SHA256_Transform(c, b); }
+
 template <class H>
 std::vector<uint8_t> hash_t(const uint8_t* p, size_t n) {
   std::vector<uint8_t> out(H::kDigest);
@@ -239,8 +328,12 @@ bool pbkdf2_block_cancellable(PrfId prf, const uint8_t* pw, size_t pw_len, const
                               uint32_t iterations, uint32_t block_index, uint8_t* out,
                               const std::atomic<bool>* cancel) {
   switch (prf) {
-    case PrfId::Sha512: return pbkdf2_block_t<Sha512H>(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
-    case PrfId::Sha256: return pbkdf2_block_t<Sha256H>(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
+    case PrfId::Sha512:
+      return pbkdf2_md_fast<SHA512_CTX, uint64_t, 128, 64, sha512_transform>(
+          pw, pw_len, salt, salt_len, iterations, block_index, out, cancel, sha512_init, sha512_update, sha512_final);
+    case PrfId::Sha256:
+      return pbkdf2_md_fast<SHA256_CTX, uint32_t, 64, 32, sha256_transform>(
+          pw, pw_len, salt, salt_len, iterations, block_index, out, cancel, sha256_init, sha256_update, sha256_final);
     case PrfId::Blake2s: return pbkdf2_block_t<Blake2sH>(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
     case PrfId::Whirlpool: return pbkdf2_block_t<WhirlpoolH>(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
     case PrfId::Streebog: return pbkdf2_block_t<StreebogH>(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
