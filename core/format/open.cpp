@@ -333,7 +333,10 @@ std::vector<HeaderLocation> header_locations(uint64_t H, const OpenOptions& opt,
       out.push_back({SlotKind::LegacyHidden, H - 1536, false});
   } else if (H >= 2 * kHeaderGroupSize) {
     if (want_normal) out.push_back({SlotKind::Normal, H - kHeaderGroupSize, true});
-    if (want_hidden) out.push_back({SlotKind::Hidden, H - kHeaderSlotSize, true});
+    // The hidden volume's backup is searched only when asked for (--hidden or --backup-header): as an automatic
+    // fallback it would add a whole slot's derivations to every wrong-password attempt.
+    if (want_hidden && (opt.slot == SlotKind::Hidden || opt.backup_only))
+      out.push_back({SlotKind::Hidden, H - kHeaderSlotSize, true});
   }
   return out;
 }
