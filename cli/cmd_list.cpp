@@ -1,0 +1,106 @@
+// warpvol list [--json]: the mounted volumes (the registry of core/mount/runtime.h), with the state of each FUSE
+// process and of hidden-volume protection.
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "cli/command.h"
+#include "core/mount/mounter.h"
+#include "core/util/error.h"
+
+namespace warpvol::cli {
+namespace {
+
+std::string protection_text(const mount::MountStatus& s) {
+  if (!s.record.protect_hidden) return "off";
+  if (s.daemon.protection_triggered) return "TRIGGERED: a write into the hidden volume was refused; all writes fail";
+  return "on (not triggered)";
+}
+
+std::string time_text(int64_t t) {
+  if (t <= 0) return "-";
+  char buf[32];
+  time_t tt = time_t(t);
+  struct tm tm;
+  localtime_r(&tt, &tm);
+  strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+class ListCommand final : public Command {
+ public:
+  std::string name() const override { return "list"; }
+  std::string summary() const override {
+    return "List mounted volumes: slot, container, plaintext and loop device, mount point, encryption, state";
+  }
+  std::string usage() const override { return "list [--json]"; }
+  std::string example() const override { return "warpvol list --json"; }
+  bool has_json() const override { return true; }
+
+  int execute(Context& ctx, const po::variables_map&) override {
+    mount::Registry reg;
+    const auto all = mount::list_mounts(reg);
+    if (ctx.json) {
+      nlohmann::json a = nlohmann::json::array();
+      for (const auto& s : all) {
+        const auto& r = s.record;
+        a.push_back({{"slot", r.slot},
+                     {"volume", r.volume},
+                     {"plaintext_device", r.plaintext_device},
+                     {"loop_device", r.loop_device},
+                     {"mount_point", r.mount_point},
+                     {"filesystem", r.filesystem},
+                     {"mount_helper", r.mount_helper},
+                     {"volume_type", r.volume_type},
+                     {"format", r.format},
+                     {"chain", r.chain},
+                     {"prf", r.prf},
+                     {"size", r.size},
+                     {"read_only", r.read_only},
+                     {"hidden_protection", r.protect_hidden},
+                     {"hidden_protection_triggered", s.daemon.protection_triggered},
+                     {"hidden_protection_detail", s.daemon.trigger_detail},
+                     {"protected_range", r.protect_hidden ? nlohmann::json::array({r.protected_start, r.protected_end})
+                                                          : nlohmann::json()},
+                     {"engine", r.engine},
+                     {"pid", r.pid},
+                     {"fuse_alive", s.fuse_alive},
+                     {"filesystem_mounted", s.mount_point_mounted},
+                     {"status", s.status()},
+                     {"mounted_at", r.mounted_at}});
+      }
+      ctx.out << a.dump(2) << std::endl;
+      return 0;
+    }
+    if (all.empty()) {
+      ctx.message("no volume is mounted");
+      return 0;
+    }
+    for (const auto& s : all) {
+      const auto& r = s.record;
+      ctx.out << "Slot " << r.slot << ": " << r.volume << "\n"
+              << "  status:            " << s.status() << "\n"
+              << "  plaintext device:  " << (r.plaintext_device.empty() ? "-" : r.plaintext_device) << "\n"
+              << "  loop device:       " << (r.loop_device.empty() ? "-" : r.loop_device) << "\n"
+              << "  mount point:       " << (r.mount_point.empty() ? "-" : r.mount_point)
+              << (r.mount_point.empty() ? "" : " (" + r.filesystem + (r.mount_helper.empty() ? "" : " via " + r.mount_helper) + ")")
+              << "\n"
+              << "  volume:            " << r.format << " " << r.volume_type << ", " << format_bytes(r.size) << "\n"
+              << "  encryption:        " << r.chain << ", " << r.prf << "\n"
+              << "  read-only:         " << (r.read_only ? "yes" : "no") << "\n"
+              << "  hidden protection: " << protection_text(s) << "\n"
+              << "  engine:            " << (r.engine.empty() ? "-" : r.engine) << "\n"
+              << "  FUSE process:      " << (r.pid ? std::to_string(r.pid) : "-")
+              << (r.pid ? (s.fuse_alive ? " (running)" : " (DEAD)") : "") << "\n"
+              << "  mounted at:        " << time_text(r.mounted_at) << "\n";
+    }
+    ctx.out.flush();
+    return 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_list_command() { return std::make_unique<ListCommand>(); }
+
+}  // namespace warpvol::cli

@@ -1,0 +1,90 @@
+#include "cli/command.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+#include "core/util/error.h"
+
+namespace warpvol::cli {
+
+void Context::message(const std::string& msg) const { err << program << ": " << msg << std::endl; }
+
+void Context::verbose_line(const std::string& msg) const {
+  if (verbose) err << program << ": " << msg << std::endl;
+}
+
+void Context::check_cancel() const {
+  if (cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
+}
+
+const std::vector<std::unique_ptr<Command>>& commands() {
+  static const std::vector<std::unique_ptr<Command>> list = [] {
+    std::vector<std::unique_ptr<Command>> v;
+    v.push_back(make_info_command());
+    v.push_back(make_export_command());
+    v.push_back(make_test_command());
+    v.push_back(make_benchmark_command());
+    v.push_back(make_mount_command());
+    v.push_back(make_list_command());
+    v.push_back(make_dismount_command());
+    return v;
+  }();
+  return list;
+}
+
+const Command* find_command(const std::string& name) {
+  for (const auto& c : commands())
+    if (c->name() == name) return c.get();
+  return nullptr;
+}
+
+EngineChoice engine_choice_from(const po::variables_map& vm) {
+  if (!vm.count("engine")) return EngineChoice::Auto;
+  const std::string& s = vm["engine"].as<std::string>();
+  auto c = parse_engine_choice(s);
+  if (!c) throw Error(ErrorKind::Usage, "unknown engine '" + s + "' (cpu, gpu or auto)");
+  return *c;
+}
+
+uint64_t parse_size(const std::string& s) {
+  size_t i = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  if (i == 0) throw Error(ErrorKind::Usage, "bad size '" + s + "' (examples: 4096, 64K, 16M, 1G)");
+  uint64_t v = 0;
+  for (size_t k = 0; k < i; ++k) {
+    if (v > (UINT64_MAX - 9) / 10) throw Error(ErrorKind::Usage, "size too large: " + s);
+    v = v * 10 + uint64_t(s[k] - '0');
+  }
+  std::string unit;
+  for (size_t k = i; k < s.size(); ++k) unit += char(std::tolower(static_cast<unsigned char>(s[k])));
+  int shift = 0;
+  if (unit.empty() || unit == "b") shift = 0;
+  else if (unit == "k" || unit == "kib" || unit == "kb") shift = 10;
+  else if (unit == "m" || unit == "mib" || unit == "mb") shift = 20;
+  else if (unit == "g" || unit == "gib" || unit == "gb") shift = 30;
+  else if (unit == "t" || unit == "tib" || unit == "tb") shift = 40;
+  else throw Error(ErrorKind::Usage, "bad size unit in '" + s + "' (K, M, G or T, binary multiples)");
+  if (shift && v > (UINT64_MAX >> shift)) throw Error(ErrorKind::Usage, "size too large: " + s);
+  return v << shift;
+}
+
+std::string format_bytes(uint64_t n) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (n < 1024) return std::to_string(n) + " B";
+  double v = double(n);
+  int u = 0;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  if (std::fabs(v - std::round(v)) < 1e-9)
+    std::snprintf(buf, sizeof buf, "%.0f %s", v, units[u]);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  return buf;
+}
+
+}  // namespace warpvol::cli

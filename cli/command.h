@@ -1,0 +1,75 @@
+// warpvol's subcommands, one class per command (after KeePassXC's cli/Command): each declares its options and
+// positional arguments and runs with a Context. The registry (commands()) lists them in help order; app.cpp
+// parses the command line, dispatches, and maps errors to exit codes through exit_codes.h.
+#pragma once
+#include <boost/program_options.hpp>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/engine/engine_factory.h"
+#include "core/util/progress.h"
+
+namespace warpvol::cli {
+
+namespace po = boost::program_options;
+
+// What a running command gets from the program: streams, global options, cancellation.
+struct Context {
+  std::ostream& out;  // data only
+  std::ostream& err;  // messages, prompts, progress
+  bool verbose = false;
+  bool json = false;  // --json was given (errors are then also printed as JSON on stdout)
+  CancelToken cancel;
+  std::string program = "warpvol";
+
+  Context(std::ostream& o, std::ostream& e) : out(o), err(e) {}
+  // "warpvol: <msg>" on stderr.
+  void message(const std::string& msg) const;
+  // Only with --verbose.
+  void verbose_line(const std::string& msg) const;
+  // Throws Error(Interrupted) when SIGINT/SIGTERM arrived.
+  void check_cancel() const;
+};
+
+class Command {
+ public:
+  virtual ~Command() = default;
+  virtual std::string name() const = 0;
+  virtual std::string summary() const = 0;  // one line for `warpvol --help`
+  virtual std::string usage() const = 0;    // "info VOLUME [options]"
+  virtual std::string example() const = 0;  // one example line for help
+  // Command-specific options, including hidden positional slots (add_positionals names them).
+  virtual void add_options(po::options_description& visible, po::options_description& hidden) const {}
+  virtual void add_positionals(po::positional_options_description& pos) const {}
+  // Opens a volume: the credential options (credentials.h) are added.
+  virtual bool opens_volume() const { return false; }
+  // Has a data path: --engine is added.
+  virtual bool uses_engine() const { return false; }
+  // Accepts --json.
+  virtual bool has_json() const { return false; }
+  virtual int execute(Context& ctx, const po::variables_map& vm) const = 0;
+};
+
+const std::vector<std::unique_ptr<Command>>& commands();
+const Command* find_command(const std::string& name);
+
+// Factories (one per cmd_*.cpp); named explicitly so a static link never drops a command.
+std::unique_ptr<Command> make_info_command();
+std::unique_ptr<Command> make_export_command();
+std::unique_ptr<Command> make_test_command();
+std::unique_ptr<Command> make_benchmark_command();
+std::unique_ptr<Command> make_mount_command();     // cmd_mount.cpp (mount owner)
+std::unique_ptr<Command> make_list_command();      // cmd_list.cpp
+std::unique_ptr<Command> make_dismount_command();  // cmd_dismount.cpp
+
+// Shared option helpers.
+// --engine cpu|gpu|auto (export) from vm; Usage error on a bad value.
+EngineChoice engine_choice_from(const po::variables_map& vm);
+// Sizes like "64M", "4KiB", "1G", "1048576" (binary multiples). Usage error when malformed.
+uint64_t parse_size(const std::string& s);
+std::string format_bytes(uint64_t n);  // "256 KiB", "1.5 GiB", "512 B"
+
+}  // namespace warpvol::cli

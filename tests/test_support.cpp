@@ -1,0 +1,88 @@
+// Implements tests/test_support.h: vector files, the engines under test, temporary folders.
+#include "tests/test_support.h"
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/crypto/cpu_features.h"
+#include "core/engine/cpu_engine.h"
+#include "core/engine/engine_factory.h"
+#include "core/util/error.h"
+
+#ifdef WARPVOL_HAVE_GPU
+#include "gpu/gpu_engine.h"
+#endif
+
+namespace wvtest {
+
+std::string vectors_dir() {
+#ifdef WARPVOL_VECTORS_DIR
+  return WARPVOL_VECTORS_DIR;
+#else
+  return "testvectors";
+#endif
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<uint8_t> read_binary(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::vector<NamedEngine> engines_under_test() {
+  using namespace warpvol;
+  std::vector<NamedEngine> out;
+  const IsaLevel top = detected_isa();
+  for (IsaLevel l : {IsaLevel::Portable, IsaLevel::AesNi, IsaLevel::Avx2, IsaLevel::Avx512}) {
+    if (static_cast<int>(l) > static_cast<int>(top)) {
+      static std::once_flag warned[4];
+      std::call_once(warned[static_cast<int>(l)], [&] {
+        WARN("skipping CPU path " << isa_name(l) << ": this CPU only runs up to " << isa_name(top));
+      });
+      continue;
+    }
+    out.push_back({"cpu/" + std::string(isa_name(l)), std::make_shared<CpuEngine>(0, l)});
+  }
+#ifdef WARPVOL_HAVE_GPU
+  static std::once_flag registered;
+  std::call_once(registered, [] { warpvol::gpu::register_engine(); });
+  EngineOptions eo;
+  eo.choice = EngineChoice::Gpu;
+  try {
+    out.push_back({"gpu", make_engine(eo)});
+  } catch (const Error& e) {
+    static std::once_flag warned_gpu;
+    std::call_once(warned_gpu, [&] { WARN("skipping the GPU engine: " << e.what()); });
+  }
+#endif
+  return out;
+}
+
+TempDir::TempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/warpvol-test-XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data())) throw std::runtime_error("mkdtemp failed for " + tmpl);
+  path_ = buf.data();
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+}  // namespace wvtest
