@@ -1,0 +1,46 @@
+#include "core/engine/engine_benchmark.h"
+
+#include <chrono>
+#include <vector>
+
+#include "core/util/random.h"
+
+namespace warpvol {
+
+namespace {
+
+template <class F>
+double rate(F&& pass, size_t bytes, double min_seconds, const std::function<void()>& check_cancel) {
+  using Clock = std::chrono::steady_clock;
+  pass();  // warm-up: first touch of pages, GPU context and key upload
+  int passes = 0;
+  const auto t0 = Clock::now();
+  double el = 0;
+  do {
+    if (check_cancel) check_cancel();
+    pass();
+    ++passes;
+    el = std::chrono::duration<double>(Clock::now() - t0).count();
+  } while (el < min_seconds);
+  return double(bytes) * passes / 1e6 / el;
+}
+
+}  // namespace
+
+EngineRate measure_engine(XtsEngine& engine, ChainId chain, size_t bytes, double min_seconds,
+                          const std::function<void()>& check_cancel) {
+  const size_t units = std::max<size_t>(1, bytes / kDataUnitSize);
+  std::vector<uint8_t> buf(units * kDataUnitSize);
+  random_bytes(buf.data(), buf.size());
+  std::vector<uint8_t> key(2 * chain_info(chain).key_size());
+  random_bytes(key.data(), key.size());
+  auto k = engine.prepare(chain, key.data());
+  EngineRate r;
+  r.encrypt_MBps = rate([&] { engine.process(*k, Direction::Encrypt, 256, buf.data(), units); }, buf.size(),
+                        min_seconds, check_cancel);
+  r.decrypt_MBps = rate([&] { engine.process(*k, Direction::Decrypt, 256, buf.data(), units); }, buf.size(),
+                        min_seconds, check_cancel);
+  return r;
+}
+
+}  // namespace warpvol

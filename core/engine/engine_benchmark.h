@@ -1,0 +1,21 @@
+// Throughput of an engine for one chain on random data (never zeros, which flatter table lookups): what
+// `warpvol benchmark` prints and the GUI's benchmark dialog charts, so both measure the same way.
+#pragma once
+#include <cstddef>
+#include <functional>
+
+#include "core/engine/xts_engine.h"
+
+namespace warpvol {
+
+struct EngineRate {
+  double encrypt_MBps = 0;
+  double decrypt_MBps = 0;
+};
+
+// Encrypts then decrypts a `bytes`-long random buffer (rounded down to whole data units, at least one) repeatedly
+// for at least min_seconds each, after one warm-up pass. check_cancel may throw to abort.
+EngineRate measure_engine(XtsEngine& engine, ChainId chain, size_t bytes, double min_seconds,
+                          const std::function<void()>& check_cancel = {});
+
+}  // namespace warpvol
