@@ -1,9 +1,14 @@
-// AES-256-XTS with AVX2 + VAES (256-bit) + VPCLMULQDQ: two blocks per ymm, half a data unit (8 ymm = 16 blocks) in
-// flight per round loop, four units' initial tweaks encrypted together. For CPUs with VAES but no AVX-512 (and as a
-// forced level for comparisons). Why our own intrinsics: see aes_xts.h.
+// AES-256-XTS with AVX2 + VAES (256-bit) + VPCLMULQDQ: two blocks per ymm, half a data unit (8 ymm = 16 blocks)
+// per round loop, four units' initial tweaks encrypted together. For CPUs with VAES but no AVX-512 (Zen 3, Intel
+// client cores since Alder Lake) and as a forced level for comparisons. Why intrinsics of our own: see aes_xts.h.
 //
-// Tweaks: ymm i (0..15) lane k (0..1) of a unit holds T0 * x^(2i+k), computed directly from T0 as in
-// aes_xts_avx512.cpp: (T << s per half) ^ (low-half carry into the high half) ^ clmul(high-half carry, 0x87).
+// Tweaks: ymm i (0..15) lane k of a unit holds T0 * x^(2i+k). ymm 0..3 come straight from T0 (carry-less
+// multiplies by x^s, s <= 7, as in aes_xts_avx512.cpp), ymm i >= 4 = ymm (i-4) * x^8 (byte shift + reduction).
+//
+// Tuning (Intel Xeon host of the GPU machine, ymm VAESENC 2/cycle on ports 0/1): every other vector op competes
+// for the same three vector ports, so this path runs at ~65-70% of the AES ceiling there. Variants measured and
+// not kept: 16 states in flight (with or without round keys as memory operands via inline asm), tweak^key
+// precomputed into memory, tweaks by 64-bit variable shifts: all equal or up to 20% slower.
 #include <immintrin.h>
 
 #include "core/crypto/simd/aes_xts.h"
@@ -12,31 +17,20 @@ namespace warpvol::simd::aes {
 
 namespace {
 
-struct alignas(32) ShiftTable {
-  uint64_t shl[16][4];
-  uint64_t shr[16][4];
-};
-
-constexpr ShiftTable make_shift_table() {
-  ShiftTable t{};
-  for (int i = 0; i < 16; ++i)
-    for (int q = 0; q < 4; ++q) {
-      const uint64_t s = 2 * i + q / 2;
-      t.shl[i][q] = s;
-      t.shr[i][q] = 64 - s;  // 64 for s = 0: VPSRLVQ yields 0
-    }
-  return t;
-}
-
-alignas(32) constexpr ShiftTable kShifts = make_shift_table();
-
-inline __m256i load_shift(const uint64_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+// x^(2i+k) in the low qword of lane k, for ymm i = 0..3.
+alignas(32) constexpr uint64_t kXPow[4][4] = {{1, 0, 2, 0}, {4, 0, 8, 0}, {16, 0, 32, 0}, {64, 0, 128, 0}};
 
 inline __m256i tweak_vec(__m256i t, int i, __m256i poly) {
-  const __m256i c = _mm256_srlv_epi64(t, load_shift(kShifts.shr[i]));
-  const __m256i r = _mm256_clmulepi64_epi128(c, poly, 0x01);
-  const __m256i l = _mm256_bslli_epi128(c, 8);
-  return _mm256_xor_si256(_mm256_xor_si256(_mm256_sllv_epi64(t, load_shift(kShifts.shl[i])), r), l);
+  const __m256i xs = _mm256_load_si256(reinterpret_cast<const __m256i*>(kXPow[i]));
+  const __m256i a = _mm256_clmulepi64_epi128(t, xs, 0x00);    // T.lo * x^s
+  const __m256i b = _mm256_clmulepi64_epi128(t, xs, 0x01);    // T.hi * x^s
+  const __m256i r = _mm256_clmulepi64_epi128(b, poly, 0x01);  // what passes bit 127, reduced
+  return _mm256_xor_si256(_mm256_xor_si256(a, _mm256_bslli_epi128(b, 8)), r);
+}
+
+inline __m256i mul_x8(__m256i v, __m256i poly) {
+  const __m256i c = _mm256_bsrli_epi128(v, 15);
+  return _mm256_xor_si256(_mm256_bslli_epi128(v, 1), _mm256_clmulepi64_epi128(c, poly, 0x00));
 }
 
 inline __m256i bcast_key(const uint8_t* k) {
@@ -70,29 +64,37 @@ inline void initial_tweaks(const __m256i* tk, uint64_t u, __m128i* out) {
   _mm256_store_si256(reinterpret_cast<__m256i*>(out + 2), _mm256_aesenclast_epi128(b, tk[14]));
 }
 
+// Keeps the tweaks in memory: otherwise GCC holds them in registers and spills the AES states every round.
+inline void compiler_memory_barrier() { __asm__ __volatile__("" : : : "memory"); }
+
+// One unit at p with initial tweak *tw0; tw: scratch for its 16 tweak vectors.
 template <bool kEnc>
 inline void process_unit(const __m256i* rk, const __m128i* tw0, uint8_t* p, __m256i poly, __m256i* tw) {
   const __m256i t = _mm256_broadcastsi128_si256(_mm_load_si128(tw0));
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) tw[i] = tweak_vec(t, i, poly);
 #pragma GCC unroll 16
-  for (int i = 0; i < 16; ++i) tw[i] = tweak_vec(t, i, poly);
-#pragma GCC unroll 2
+  for (int i = 4; i < 16; ++i) tw[i] = mul_x8(tw[i - 4], poly);
+  compiler_memory_barrier();
+#pragma GCC unroll 1
   for (int h = 0; h < 16; h += 8) {
     __m256i x[8];
+    const __m256i k0 = rk[0];
 #pragma GCC unroll 8
     for (int i = 0; i < 8; ++i)
       x[i] = _mm256_xor_si256(
-          _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * (h + i))), tw[h + i]),
-          rk[0]);
+          _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * (h + i))), tw[h + i]), k0);
 #pragma GCC unroll 16
     for (int r = 1; r < 14; ++r) {
       const __m256i k = rk[r];
 #pragma GCC unroll 8
       for (int i = 0; i < 8; ++i) x[i] = round<kEnc>(x[i], k);
     }
+    const __m256i k14 = rk[14];
 #pragma GCC unroll 8
     for (int i = 0; i < 8; ++i)
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 32 * (h + i)),
-                          last_round<kEnc>(x[i], _mm256_xor_si256(rk[14], tw[h + i])));
+                          last_round<kEnc>(x[i], _mm256_xor_si256(k14, tw[h + i])));
   }
 }
 
