@@ -26,7 +26,7 @@ class DismountCommand final : public Command {
   }
   void add_positionals(po::positional_options_description& pos) const override { pos.add("target", 1); }
 
-  int execute(Context& ctx, const po::variables_map& vm) override {
+  int execute(Context& ctx, const po::variables_map& vm) const override {
     const int selectors = int(vm.count("target")) + int(vm.count("slot")) + int(vm.count("all"));
     if (selectors != 1)
       throw Error(ErrorKind::Usage, "name what to dismount: VOLUME, MOUNTPOINT, --slot N or --all (one of them)");

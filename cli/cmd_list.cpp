@@ -37,7 +37,7 @@ class ListCommand final : public Command {
   std::string example() const override { return "warpvol list --json"; }
   bool has_json() const override { return true; }
 
-  int execute(Context& ctx, const po::variables_map&) override {
+  int execute(Context& ctx, const po::variables_map&) const override {
     mount::Registry reg;
     const auto all = mount::list_mounts(reg);
     if (ctx.json) {

@@ -82,7 +82,7 @@ class MountCommand final : public Command {
     pos.add("volume", 1).add("mountpoint", 1);
   }
 
-  int execute(Context& ctx, const po::variables_map& vm) override {
+  int execute(Context& ctx, const po::variables_map& vm) const override {
     if (!vm.count("volume")) throw Error(ErrorKind::Usage, "missing VOLUME (usage: warpvol " + usage() + ")");
     const std::string path = vm["volume"].as<std::string>();
     mount::MountRequest req;

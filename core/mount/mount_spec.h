@@ -1,0 +1,35 @@
+// What `mount` hands the FUSE process (warpvol-mountd) through a pipe: the layout and the master key material of
+// the opened header (so the password is derived once, and never passed on), where to mount, and the options. A
+// small binary encoding; the key bytes travel only through LockedBytes and the pipe.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "core/crypto/chain.h"
+#include "core/engine/engine_factory.h"
+#include "core/util/secure.h"
+
+namespace warpvol::mount {
+
+struct MountSpec {
+  int slot = 0;
+  std::string container;   // path, for messages and fsname
+  std::string aux_dir;     // FUSE mount point
+  std::string state_file;  // where the process reports (runtime.h DaemonState)
+  bool read_only = false;
+  bool direct_io = true;   // FOPEN_DIRECT_IO on the plaintext file
+  EngineChoice engine = EngineChoice::Auto;
+  ChainId chain = ChainId::Aes;
+  LockedBytes key_material;  // the header's master key area (2K bytes used)
+  uint64_t data_offset = 0, data_size = 0, first_unit = 0;
+  uint32_t sector_size = 512;
+  bool protect = false;
+  uint64_t protect_start = 0, protect_end = 0;
+  uint32_t uid = 0, gid = 0;  // owner of the plaintext file
+};
+
+// Throw Error(Io) on a short pipe, Error(Format) on a malformed spec.
+void write_spec(int fd, const MountSpec& s);
+MountSpec read_spec(int fd);
+
+}  // namespace warpvol::mount
