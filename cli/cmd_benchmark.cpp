@@ -10,16 +10,17 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
-#include <random>
 
 #include "cli/command.h"
 #include "core/crypto/chain.h"
 #include "core/crypto/cpu_features.h"
 #include "core/engine/cpu_engine.h"
+#include "core/engine/engine_benchmark.h"
 #include "core/engine/engine_factory.h"
 #include "core/format/header.h"
 #include "core/kdf/prf.h"
 #include "core/util/error.h"
+#include "core/util/random.h"
 #include "core/util/secure.h"
 
 namespace warpvol::cli {
@@ -35,28 +36,6 @@ struct EngineUnderTest {
   std::shared_ptr<XtsEngine> engine;
   std::optional<unsigned> threads;  // CPU only
 };
-
-struct Rate {
-  double mbps = 0;
-  int passes = 0;
-};
-
-// Runs `pass` repeatedly for at least min_time seconds (and at least once) and returns MB/s over `bytes` per pass.
-template <class F>
-Rate measure(F&& pass, uint64_t bytes, double min_time, const Context& ctx) {
-  pass();  // warm-up: first-touch of pages, GPU context and key upload
-  Rate r;
-  auto t0 = Clock::now();
-  double el = 0;
-  do {
-    ctx.check_cancel();
-    pass();
-    ++r.passes;
-    el = seconds_since(t0);
-  } while (el < min_time);
-  r.mbps = double(bytes) * r.passes / 1e6 / el;
-  return r;
-}
 
 std::string fmt(double v, int prec = 1) {
   char b[32];
@@ -166,21 +145,15 @@ class BenchmarkCommand final : public Command {
     return out;
   }
 
-  static std::vector<uint8_t> random_bytes(size_t n) {
+  static std::vector<uint8_t> random_vector(size_t n) {
     std::vector<uint8_t> v(n);
-    std::mt19937_64 rng(std::random_device{}());
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      uint64_t x = rng();
-      std::memcpy(v.data() + i, &x, 8);
-    }
-    for (; i < n; ++i) v[i] = uint8_t(rng());
+    random_bytes(v.data(), v.size());
     return v;
   }
 
   // Encrypt then decrypt a sample and compare: a benchmark of a broken engine must not report a number.
   static void round_trip_check(XtsEngine& e, const EngineKey& key, const std::string& what) {
-    std::vector<uint8_t> sample = random_bytes(64 * kDataUnitSize), copy = sample;
+    std::vector<uint8_t> sample = random_vector(64 * kDataUnitSize), copy = sample;
     e.process(key, Direction::Encrypt, 256, copy.data(), 64);
     if (copy == sample) throw Error(ErrorKind::Format, what + ": encryption left the data unchanged");
     e.process(key, Direction::Decrypt, 256, copy.data(), 64);
@@ -189,9 +162,7 @@ class BenchmarkCommand final : public Command {
 
   static void xts(const Context& ctx, const std::vector<EngineUnderTest>& engines, uint64_t size,
                   std::optional<ChainId> only_chain, double min_time, json& results) {
-    std::vector<uint8_t> buf = random_bytes(size_t(size));
-    std::vector<uint8_t> keymat = random_bytes(kHeaderKeyMaterial);
-    const size_t nunits = size_t(size / kDataUnitSize);
+    std::vector<uint8_t> keymat = random_vector(kHeaderKeyMaterial);
     for (const auto& eu : engines) {
       if (!ctx.json)
         ctx.out << "\nXTS, engine " << eu.label << " (" << eu.engine->detail() << "), " << format_bytes(size)
@@ -201,9 +172,8 @@ class BenchmarkCommand final : public Command {
         if (only_chain && *only_chain != ci.id) continue;
         auto key = eu.engine->prepare(ci.id, keymat.data());
         round_trip_check(*eu.engine, *key, eu.label + " engine, " + std::string(ci.name));
-        XtsEngine& e = *eu.engine;
-        Rate enc = measure([&] { e.process(*key, Direction::Encrypt, 256, buf.data(), nunits); }, size, min_time, ctx);
-        Rate dec = measure([&] { e.process(*key, Direction::Decrypt, 256, buf.data(), nunits); }, size, min_time, ctx);
+        // The same measurement as the GUI's benchmark dialog (core/engine/engine_benchmark.h).
+        EngineRate rate = measure_engine(*eu.engine, ci.id, size_t(size), min_time, [&] { ctx.check_cancel(); });
         std::string impl = eu.label == "cpu" ? XtsChain(ci.id, keymat.data()).impl_names() : eu.engine->detail();
         json j = {{"kind", "xts"},
                   {"chain", std::string(ci.name)},
@@ -213,16 +183,14 @@ class BenchmarkCommand final : public Command {
                   {"implementation", impl},
                   {"isa", std::string(isa_name(active_isa()))},
                   {"size_bytes", size},
-                  {"encrypt_MBps", std::round(enc.mbps * 10) / 10},
-                  {"decrypt_MBps", std::round(dec.mbps * 10) / 10},
-                  {"encrypt_passes", enc.passes},
-                  {"decrypt_passes", dec.passes}};
+                  {"encrypt_MBps", std::round(rate.encrypt_MBps * 10) / 10},
+                  {"decrypt_MBps", std::round(rate.decrypt_MBps * 10) / 10}};
         j["threads"] = eu.threads ? json(*eu.threads) : json(nullptr);
         results.push_back(j);
         if (!ctx.json) {
           char line[160];
           std::snprintf(line, sizeof line, "  %-28s %13s %13s  %s\n", std::string(ci.name).c_str(),
-                        fmt(enc.mbps).c_str(), fmt(dec.mbps).c_str(), impl.c_str());
+                        fmt(rate.encrypt_MBps).c_str(), fmt(rate.decrypt_MBps).c_str(), impl.c_str());
           ctx.out << line << std::flush;
         }
       }
@@ -236,7 +204,7 @@ class BenchmarkCommand final : public Command {
 
   static void kdf(const Context& ctx, std::optional<PrfId> only_prf, std::optional<uint32_t> iterations, int pim,
                   json& results) {
-    std::vector<uint8_t> salt = random_bytes(kSaltSize);
+    std::vector<uint8_t> salt = random_vector(kSaltSize);
     const char pw[] = "warpvol benchmark password";
     if (!ctx.json)
       ctx.out << "\nKey derivation (one derivation, as opening a volume with that PRF and AES costs):\n"
@@ -297,31 +265,29 @@ class BenchmarkCommand final : public Command {
     auto cpu = std::make_shared<CpuEngine>(threads);
     const std::vector<size_t> sizes = {size_t(64) << 10, size_t(256) << 10, size_t(1) << 20,
                                        size_t(4) << 20,  size_t(16) << 20,  size_t(64) << 20};
-    std::vector<uint8_t> buf = random_bytes(sizes.back());
-    std::vector<uint8_t> keymat = random_bytes(kHeaderKeyMaterial);
+    std::vector<uint8_t> keymat = random_vector(kHeaderKeyMaterial);
     std::map<ChainId, size_t> crossover = load_crossover();
     const double t = std::min(min_time, 0.25);
     if (!ctx.json)
       ctx.out << "\nCalibration: decrypt MB/s, cpu (" << cpu->detail() << ") vs gpu (" << gpu->detail() << ")\n";
     for (const ChainInfo& ci : all_chains()) {
       if (only_chain && *only_chain != ci.id) continue;
-      auto kc = cpu->prepare(ci.id, keymat.data());
       auto kg = gpu->prepare(ci.id, keymat.data());
       round_trip_check(*gpu, *kg, "gpu engine, " + std::string(ci.name));
       std::vector<bool> gpu_wins;
       if (!ctx.json) ctx.out << "  " << ci.name << ":";
       for (size_t s : sizes) {
-        const size_t n = s / kDataUnitSize;
-        Rate rc = measure([&] { cpu->process(*kc, Direction::Decrypt, 256, buf.data(), n); }, s, t, ctx);
-        Rate rg = measure([&] { gpu->process(*kg, Direction::Decrypt, 256, buf.data(), n); }, s, t, ctx);
-        gpu_wins.push_back(rg.mbps >= rc.mbps);
+        auto cancel = [&] { ctx.check_cancel(); };
+        const double rc = measure_engine(*cpu, ci.id, s, t, cancel).decrypt_MBps;
+        const double rg = measure_engine(*gpu, ci.id, s, t, cancel).decrypt_MBps;
+        gpu_wins.push_back(rg >= rc);
         results.push_back({{"kind", "calibrate"},
                            {"chain", std::string(ci.name)},
                            {"size_bytes", s},
-                           {"cpu_decrypt_MBps", std::round(rc.mbps * 10) / 10},
-                           {"gpu_decrypt_MBps", std::round(rg.mbps * 10) / 10},
+                           {"cpu_decrypt_MBps", std::round(rc * 10) / 10},
+                           {"gpu_decrypt_MBps", std::round(rg * 10) / 10},
                            {"threads", cpu->threads()}});
-        if (!ctx.json) ctx.out << "  " << format_bytes(s) << " " << fmt(rc.mbps, 0) << "/" << fmt(rg.mbps, 0);
+        if (!ctx.json) ctx.out << "  " << format_bytes(s) << " " << fmt(rc, 0) << "/" << fmt(rg, 0);
       }
       // Crossover: the smallest size from which the GPU is at least as fast at every larger size measured.
       size_t cross = std::numeric_limits<size_t>::max();

@@ -1,0 +1,61 @@
+# shellcheck shell=bash
+# warpvol's Debian/Ubuntu packages -- the ONE list, sourced by scripts/run.sh and scripts/test.sh.
+#   build:   build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev
+#            libssl-dev nlohmann-json3-dev libfuse3-dev
+#   run:     fuse3 (mount)
+#   tests:   mtools dosfstools e2fsprogs fio fusefat python3-botan xvfb desktop-file-utils
+#   GUI:     qt6-base-dev qt6-charts-dev
+WARPVOL_PACKAGES=(
+  build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev libssl-dev
+  nlohmann-json3-dev libfuse3-dev fuse3 mtools python3-botan qt6-base-dev qt6-charts-dev xvfb desktop-file-utils
+  fio e2fsprogs dosfstools fusefat
+)
+
+WARPVOL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+WARPVOL_BUILD="${WARPVOL_BUILD_DIR:-$WARPVOL_ROOT/build}"
+
+warpvol_log() { printf 'warpvol setup: %s\n' "$*" >&2; }
+
+# Prints the packages of WARPVOL_PACKAGES that are not installed, one per line.
+warpvol_missing_packages() {
+  local p
+  for p in "${WARPVOL_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+      printf '%s\n' "$p"
+    fi
+  done
+}
+
+# Installs what is missing: apt-get when root (one `apt-get update` first), otherwise prints the one apt-get
+# line to run and fails.
+warpvol_install_deps() {
+  if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+    warpvol_log "not a Debian/Ubuntu system (no dpkg/apt-get): install the equivalents of: ${WARPVOL_PACKAGES[*]}"
+    return 0
+  fi
+  local missing
+  mapfile -t missing < <(warpvol_missing_packages)
+  if [ "${#missing[@]}" -eq 0 ]; then
+    return 0
+  fi
+  if [ "$(id -u)" -eq 0 ]; then
+    warpvol_log "installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update </dev/null
+    apt-get install -y --no-install-recommends "${missing[@]}" </dev/null
+  else
+    warpvol_log "missing packages; run this once, then run me again:"
+    printf 'sudo apt-get install -y %s\n' "${missing[*]}"
+    return 1
+  fi
+}
+
+# Configures Release into build/ (incremental: an existing configuration is reused) and builds everything.
+warpvol_build() {
+  local jobs
+  jobs="$(nproc 2>/dev/null || echo 2)"
+  if [ ! -f "$WARPVOL_BUILD/CMakeCache.txt" ]; then
+    cmake -S "$WARPVOL_ROOT" -B "$WARPVOL_BUILD" -DCMAKE_BUILD_TYPE=Release </dev/null
+  fi
+  cmake --build "$WARPVOL_BUILD" -j"$jobs" </dev/null
+}
