@@ -639,4 +639,26 @@ void format_filesystem(const std::string& container, const OpenedHeader& h, cons
   for (const auto& w : r.warnings) say(verbose, w);
 }
 
+void format_filesystem(const std::string& container, const OpenOptions& opt, const MkfsTool& tool,
+                       EngineChoice engine, const std::string& label, Notify verbose) {
+  OpenedHeader h = [&] {
+    auto f = open_file(container, OpenMode::ReadOnly);
+    return open_header(*f, opt);
+  }();
+  format_filesystem(container, h, tool, engine, label, std::move(verbose));
+}
+
+MkfsTool check_filesystem_creation(const std::string& fs) {
+  MkfsTool t = check_mkfs_available(fs);
+  if (::access("/dev/fuse", R_OK | W_OK) != 0) {
+    const int e = errno;
+    throw Error(e == ENOENT ? ErrorKind::Io : ErrorKind::Usage,
+                "creating a filesystem goes through the FUSE plaintext device, but /dev/fuse is " +
+                    std::string(e == ENOENT ? "missing (load the fuse module)" : "not accessible (run as root)") +
+                    "; nothing was written");
+  }
+  (void)mountd_path();
+  return t;
+}
+
 }  // namespace warpvol::mount

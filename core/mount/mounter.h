@@ -64,6 +64,14 @@ DismountResult dismount(const Registry& reg, const MountRecord& rec, bool force)
 void format_filesystem(const std::string& container, const OpenedHeader& h, const MkfsTool& tool,
                        EngineChoice engine, const std::string& label, Notify verbose);
 
+// The same, opening the header of the new volume with `opt` (the create command has its credentials; narrow
+// prf/chain/slot so only one key derivation runs).
+void format_filesystem(const std::string& container, const OpenOptions& opt, const MkfsTool& tool,
+                       EngineChoice engine, const std::string& label, Notify verbose);
+// For `create --filesystem FS`, before anything is written: the mkfs tool (check_mkfs_available), /dev/fuse and
+// warpvol-mountd must be there. Returns the tool; Usage/Io errors otherwise. "none" is not a filesystem here.
+MkfsTool check_filesystem_creation(const std::string& fs);
+
 // CAP_SYS_ADMIN in the effective set (loop devices, mount(2)).
 bool have_mount_privilege();
 // The FUSE program: $WARPVOL_MOUNTD, else warpvol-mountd next to this executable, ../libexec/warpvol/, PATH.
