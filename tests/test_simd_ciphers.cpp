@@ -18,9 +18,14 @@
 #include <vector>
 
 #include "core/crypto/cpu_features.h"
+#include "core/crypto/simd/camellia_consts.h"
+#include "core/crypto/simd/camellia_kernel.h"
+#include "core/crypto/simd/camellia_xts.h"
 #include "core/crypto/simd/serpent_kernel.h"
 #include "core/crypto/simd/serpent_xts.h"
 #include "core/crypto/simd/simd_xts.h"
+#include "core/crypto/simd/twofish_kernel.h"
+#include "core/crypto/simd/twofish_xts.h"
 #include "core/crypto/xts.h"
 #include "core/util/bytes.h"
 
@@ -338,6 +343,195 @@ class SerpentEmu512Xts final : public XtsCipher {
   simd::serpent::SerpentXtsKeys keys_;
 };
 
+// ------------------------------------------------------------------------------------------- Twofish helpers
+// 16 lanes of 32 bits with the AVX-512 wrapper's contract (twofish_kernel.h): runs the AVX-512 gather shape.
+struct TwofishEmu512 {
+  uint32_t v[16];
+  static constexpr int kBlocks = 4;
+#define EMU_OP __attribute__((noinline))
+  EMU_OP static TwofishEmu512 load(const uint8_t* p) {
+    TwofishEmu512 r;
+    std::memcpy(r.v, p, 64);
+    return r;
+  }
+  EMU_OP static void store(uint8_t* p, TwofishEmu512 x) { std::memcpy(p, x.v, 64); }
+  EMU_OP static TwofishEmu512 set1(uint32_t w) {
+    TwofishEmu512 r;
+    for (auto& x : r.v) x = w;
+    return r;
+  }
+  EMU_OP friend TwofishEmu512 operator^(TwofishEmu512 a, TwofishEmu512 b) {
+    for (int i = 0; i < 16; ++i) a.v[i] ^= b.v[i];
+    return a;
+  }
+  EMU_OP friend TwofishEmu512 operator+(TwofishEmu512 a, TwofishEmu512 b) {
+    for (int i = 0; i < 16; ++i) a.v[i] += b.v[i];
+    return a;
+  }
+  EMU_OP static TwofishEmu512 rot(TwofishEmu512 a, int n) {
+    for (auto& x : a.v) x = (x << n) | (x >> (32 - n));
+    return a;
+  }
+  template <int n>
+  static TwofishEmu512 rotl(TwofishEmu512 a) { return rot(a, n); }
+  EMU_OP static TwofishEmu512 byte_rt(TwofishEmu512 a, int j) {
+    for (auto& x : a.v) x = (x >> (8 * j)) & 0xff;
+    return a;
+  }
+  template <int j>
+  static TwofishEmu512 byte(TwofishEmu512 a) { return byte_rt(a, j); }
+  EMU_OP static TwofishEmu512 gather(const uint32_t* table, TwofishEmu512 idx) {
+    for (auto& x : idx.v) x = table[x];
+    return idx;
+  }
+  EMU_OP static void transpose(TwofishEmu512& a, TwofishEmu512& b, TwofishEmu512& c, TwofishEmu512& d) {
+    TwofishEmu512* m[4] = {&a, &b, &c, &d};
+    TwofishEmu512 in[4] = {a, b, c, d};
+    for (int lane = 0; lane < 4; ++lane)
+      for (int r = 0; r < 4; ++r)
+        for (int col = 0; col < 4; ++col) m[r]->v[4 * lane + col] = in[col].v[4 * lane + r];
+  }
+  EMU_OP static TwofishEmu512 mul_xk_rt(TwofishEmu512 t, int k) {
+    for (int lane = 0; lane < 4; ++lane) {
+      uint8_t b[16];
+      std::memcpy(b, t.v + 4 * lane, 16);
+      for (int i = 0; i < k; ++i) xts_mul_alpha(b);
+      std::memcpy(t.v + 4 * lane, b, 16);
+    }
+    return t;
+  }
+  template <int k>
+  static TwofishEmu512 mul_xk(TwofishEmu512 t) { return mul_xk_rt(t, k); }
+#undef EMU_OP
+};
+
+class TwofishEmu512Xts final : public XtsCipher {
+ public:
+  TwofishEmu512Xts(const uint8_t* k1, const uint8_t* k2) : keys_(new simd::twofish::TwofishXtsKeys) {
+    simd::twofish::expand_key(k1, &keys_->k1);
+    simd::twofish::expand_key(k2, &keys_->k2);
+  }
+  CipherId cipher() const override { return CipherId::Twofish; }
+  std::string_view impl_name() const override { return "emulated-avx512"; }
+  void encrypt(uint64_t unit0, uint8_t* data, size_t n) const override {
+    simd::twofish::Xts<TwofishEmu512, 2>::run<true>(keys_.get(), unit0, data, n);
+  }
+  void decrypt(uint64_t unit0, uint8_t* data, size_t n) const override {
+    simd::twofish::Xts<TwofishEmu512, 2>::run<false>(keys_.get(), unit0, data, n);
+  }
+
+ private:
+  std::unique_ptr<simd::twofish::TwofishXtsKeys> keys_;
+};
+
+// ------------------------------------------------------------------------------------------ Camellia helpers
+uint8_t gf256_inv(uint8_t x) {  // inversion in AES's field (0 -> 0)
+  static const auto table = [] {
+    auto mul = [](uint8_t a, uint8_t b) {
+      uint8_t r = 0;
+      for (int i = 0; i < 8; ++i) {
+        if ((b >> i) & 1) r ^= a;
+        a = uint8_t((a << 1) ^ ((a & 0x80) ? 0x1B : 0));
+      }
+      return r;
+    };
+    std::vector<uint8_t> t(256, 0);
+    for (int a = 1; a < 256; ++a)
+      for (int b = 1; b < 256; ++b)
+        if (mul(uint8_t(a), uint8_t(b)) == 1) t[a] = uint8_t(b);
+    return t;
+  }();
+  return table[x];
+}
+
+// vgf2p8affineqb on one byte: bit i = parity(x & byte (7 - i) of the matrix) ^ bit i of c.
+uint8_t gfni_affine(uint8_t x, uint64_t m, uint8_t c) {
+  uint8_t r = 0;
+  for (int i = 0; i < 8; ++i) r |= uint8_t((__builtin_popcount(x & uint8_t(m >> (8 * (7 - i)))) & 1) << i);
+  return r ^ c;
+}
+
+// 4 lanes of 16 bytes with the AVX-512+GFNI wrapper's contract (camellia_kernel.h).
+struct CamelliaEmuGfni {
+  uint8_t v[64];
+  static constexpr int kLanes = 4;
+#define EMU_OP __attribute__((noinline))
+  template <class P>
+  static CamelliaEmuGfni loadg(const P (&p)[4], int i) {
+    CamelliaEmuGfni r;
+    for (int g = 0; g < 4; ++g) std::memcpy(r.v + 16 * g, p[g] + 16 * i, 16);
+    return r;
+  }
+  static void storeg(uint8_t* const (&p)[4], int i, CamelliaEmuGfni x) {
+    for (int g = 0; g < 4; ++g) std::memcpy(p[g] + 16 * i, x.v + 16 * g, 16);
+  }
+  EMU_OP static CamelliaEmuGfni bin(CamelliaEmuGfni a, const CamelliaEmuGfni& b, int op) {
+    for (int i = 0; i < 64; ++i) a.v[i] = uint8_t(op == 0 ? a.v[i] ^ b.v[i] : op == 1 ? a.v[i] & b.v[i] : a.v[i] | b.v[i]);
+    return a;
+  }
+  friend CamelliaEmuGfni operator^(CamelliaEmuGfni a, CamelliaEmuGfni b) { return bin(a, b, 0); }
+  friend CamelliaEmuGfni operator&(CamelliaEmuGfni a, CamelliaEmuGfni b) { return bin(a, b, 1); }
+  friend CamelliaEmuGfni operator|(CamelliaEmuGfni a, CamelliaEmuGfni b) { return bin(a, b, 2); }
+  EMU_OP static CamelliaEmuGfni bcast(uint8_t b) {
+    CamelliaEmuGfni r;
+    std::memset(r.v, b, 64);
+    return r;
+  }
+  EMU_OP static CamelliaEmuGfni shl1b(CamelliaEmuGfni a) {
+    for (auto& x : a.v) x = uint8_t(x << 1);
+    return a;
+  }
+  EMU_OP static CamelliaEmuGfni shr7b(CamelliaEmuGfni a) {
+    for (auto& x : a.v) x = uint8_t(x >> 7);
+    return a;
+  }
+  EMU_OP static CamelliaEmuGfni unpack(CamelliaEmuGfni a, CamelliaEmuGfni b, int half) {  // punpck{l,h}bw per lane
+    CamelliaEmuGfni r;
+    for (int g = 0; g < 4; ++g)
+      for (int i = 0; i < 8; ++i) {
+        r.v[16 * g + 2 * i] = a.v[16 * g + 8 * half + i];
+        r.v[16 * g + 2 * i + 1] = b.v[16 * g + 8 * half + i];
+      }
+    return r;
+  }
+  static CamelliaEmuGfni unpacklo8(CamelliaEmuGfni a, CamelliaEmuGfni b) { return unpack(a, b, 0); }
+  static CamelliaEmuGfni unpackhi8(CamelliaEmuGfni a, CamelliaEmuGfni b) { return unpack(a, b, 1); }
+  EMU_OP static CamelliaEmuGfni sbox_rt(CamelliaEmuGfni x, int s) {
+    for (auto& b : x.v) {
+      const uint8_t z = gfni_affine(b, simd::camellia::kGfniPre[s - 1], simd::camellia::kGfniPreC[s - 1]);
+      b = gfni_affine(gf256_inv(z), simd::camellia::kGfniPost[s - 1], simd::camellia::kGfniPostC[s - 1]);
+    }
+    return x;
+  }
+  template <int s>
+  static CamelliaEmuGfni sbox(CamelliaEmuGfni x) { return sbox_rt(x, s); }
+  EMU_OP static CamelliaEmuGfni mul_x(CamelliaEmuGfni t) {
+    for (int g = 0; g < 4; ++g) xts_mul_alpha(t.v + 16 * g);
+    return t;
+  }
+#undef EMU_OP
+};
+
+class CamelliaEmuGfniXts final : public XtsCipher {
+ public:
+  CamelliaEmuGfniXts(const uint8_t* k1, const uint8_t* k2) {
+    simd::camellia::CamelliaSchedule unused;
+    simd::camellia::expand_key(k1, &keys_.enc1, &keys_.dec1);
+    simd::camellia::expand_key(k2, &keys_.enc2, &unused);
+  }
+  CipherId cipher() const override { return CipherId::Camellia; }
+  std::string_view impl_name() const override { return "emulated-avx512-gfni"; }
+  void encrypt(uint64_t unit0, uint8_t* data, size_t n) const override {
+    simd::camellia::Xts<CamelliaEmuGfni>::run<true>(&keys_, unit0, data, n);
+  }
+  void decrypt(uint64_t unit0, uint8_t* data, size_t n) const override {
+    simd::camellia::Xts<CamelliaEmuGfni>::run<false>(&keys_, unit0, data, n);
+  }
+
+ private:
+  simd::camellia::CamelliaXtsKeys keys_;
+};
+
 // Truth-table "vector": bit j of every word is the S-box evaluated at nibble j (x0 = 0xAAAA, ...).
 struct TruthTable {
   uint32_t v;
@@ -467,5 +661,135 @@ TEST_CASE("Serpent-XTS: make_xts picks a SIMD path at each runnable level", "[se
     INFO(isa_name(level));
     CHECK(x->cipher() == CipherId::Serpent);
     CHECK(x->impl_name() != "portable");
+  }
+}
+
+// ================================================================================================== Twofish
+TEST_CASE("Twofish key schedule and tables: ECB vectors and Crypto++", "[twofish][simd]") {
+  auto k = std::make_unique<simd::twofish::TwofishKey>();
+  for (const auto& v : ecb_vectors("Twofish", "twofish")) {
+    simd::twofish::expand_key(v.key.data(), k.get());
+    INFO("key " << hex(v.key.data(), v.key.size()));
+    for (size_t b = 0; b < v.pt.size(); b += 16) {
+      uint8_t out[16], back[16];
+      simd::twofish::encrypt_block(k.get(), v.pt.data() + b, out);
+      CHECK(hex(out, 16) == hex(v.ct.data() + b, 16));
+      simd::twofish::decrypt_block(k.get(), out, back);
+      CHECK(hex(back, 16) == hex(v.pt.data() + b, 16));
+    }
+  }
+  // The paper's 256-bit test: key 0, plaintext 0.
+  const uint8_t zero[32] = {};
+  uint8_t out[16];
+  simd::twofish::expand_key(zero, k.get());
+  simd::twofish::encrypt_block(k.get(), zero, out);
+  CHECK(hex(out, 16) == "57ff739d4dc92c1bd7fc01700cc8216f");
+  std::mt19937_64 rng(0x7f'15'4);
+  for (int i = 0; i < 100; ++i) {
+    uint8_t key[32], pt[16], want[16], got[16];
+    fill(rng, key, 32);
+    fill(rng, pt, 16);
+    CryptoPP::Twofish::Encryption ref(key, 32);
+    ref.ProcessBlock(pt, want);
+    simd::twofish::expand_key(key, k.get());
+    simd::twofish::encrypt_block(k.get(), pt, got);
+    REQUIRE(hex(got, 16) == hex(want, 16));
+  }
+}
+
+namespace {
+NamedXts twofish_emu() {
+  return {"Twofish/emulated-avx512",
+          [](const uint8_t* a, const uint8_t* b) { return std::make_unique<TwofishEmu512Xts>(a, b); }};
+}
+NamedXts camellia_emu() {
+  return {"Camellia/emulated-avx512-gfni",
+          [](const uint8_t* a, const uint8_t* b) { return std::make_unique<CamelliaEmuGfniXts>(a, b); }};
+}
+}  // namespace
+
+TEST_CASE("Twofish-XTS SIMD paths: VeraCrypt XTS self-test CRCs", "[twofish][simd]") {
+  veracrypt_crc("Twofish", runnable(CipherId::Twofish, {twofish_emu()}));
+}
+
+TEST_CASE("Twofish-XTS SIMD paths match the portable path on random data", "[twofish][simd]") {
+  differential(CipherId::Twofish, runnable(CipherId::Twofish), 0x7f'0001);
+  differential(CipherId::Twofish, {twofish_emu()}, 0x7f'0002, false);
+}
+
+// ================================================================================================= Camellia
+TEST_CASE("Camellia S-box constants: AES-NI and GFNI forms equal SBOX1..4", "[camellia][simd]") {
+  using namespace simd::camellia;
+  // RFC 3713 SBOX1 starts 112, 130, 44, 236.
+  CHECK(kSbox1[0] == 112);
+  CHECK(kSbox1[1] == 130);
+  CHECK(kSbox1[2] == 44);
+  CHECK(kSbox1[3] == 236);
+  auto rotl8 = [](uint8_t x, int n) { return uint8_t((x << n) | (x >> (8 - n))); };
+  // AES S-box from its definition, for the AES-NI form.
+  auto aes_sbox = [&](uint8_t x) {
+    const uint8_t v = gf256_inv(x);
+    return uint8_t(v ^ rotl8(v, 1) ^ rotl8(v, 2) ^ rotl8(v, 3) ^ rotl8(v, 4) ^ 0x63);
+  };
+  REQUIRE(aes_sbox(0x53) == 0xED);
+  for (int s = 1; s <= 4; ++s) {
+    for (int x = 0; x < 256; ++x) {
+      uint8_t want = s == 1 ? kSbox1[x] : s == 2 ? rotl8(kSbox1[x], 1) : s == 3 ? rotl8(kSbox1[x], 7)
+                                                                             : kSbox1[rotl8(uint8_t(x), 1)];
+      const uint8_t z = gfni_affine(uint8_t(x), kGfniPre[s - 1], kGfniPreC[s - 1]);
+      INFO("s" << s << " x=" << x);
+      CHECK(gfni_affine(gf256_inv(z), kGfniPost[s - 1], kGfniPostC[s - 1]) == want);
+      const uint8_t za = kPreLo[s - 1][x & 15] ^ kPreHi[s - 1][x >> 4];
+      const uint8_t y = aes_sbox(za);
+      CHECK(uint8_t(kPostLo[s - 1][y & 15] ^ kPostHi[s - 1][y >> 4]) == want);
+    }
+  }
+}
+
+TEST_CASE("Camellia key schedule: ECB vectors and Crypto++", "[camellia][simd]") {
+  simd::camellia::CamelliaSchedule enc, dec;
+  for (const auto& v : ecb_vectors("Camellia", "camellia")) {
+    simd::camellia::expand_key(v.key.data(), &enc, &dec);
+    INFO("key " << hex(v.key.data(), v.key.size()));
+    for (size_t b = 0; b < v.pt.size(); b += 16) {
+      uint8_t out[16], back[16];
+      simd::camellia::crypt_block(&enc, v.pt.data() + b, out);
+      CHECK(hex(out, 16) == hex(v.ct.data() + b, 16));
+      simd::camellia::crypt_block(&dec, out, back);
+      CHECK(hex(back, 16) == hex(v.pt.data() + b, 16));
+    }
+  }
+  std::mt19937_64 rng(0xca'3e11);
+  for (int i = 0; i < 100; ++i) {
+    uint8_t key[32], pt[16], want[16], got[16];
+    fill(rng, key, 32);
+    fill(rng, pt, 16);
+    CryptoPP::Camellia::Encryption ref(key, 32);
+    ref.ProcessBlock(pt, want);
+    simd::camellia::expand_key(key, &enc, &dec);
+    simd::camellia::crypt_block(&enc, pt, got);
+    REQUIRE(hex(got, 16) == hex(want, 16));
+  }
+}
+
+TEST_CASE("Camellia-XTS SIMD paths: VeraCrypt XTS self-test CRCs", "[camellia][simd]") {
+  veracrypt_crc("Camellia", runnable(CipherId::Camellia, {camellia_emu()}));
+}
+
+TEST_CASE("Camellia-XTS SIMD paths match the portable path on random data", "[camellia][simd]") {
+  differential(CipherId::Camellia, runnable(CipherId::Camellia), 0xca'0001);
+  differential(CipherId::Camellia, {camellia_emu()}, 0xca'0002, false);
+}
+
+TEST_CASE("Twofish/Camellia-XTS: make_xts picks a SIMD path at each runnable level", "[twofish][camellia][simd]") {
+  uint8_t k1[32] = {1}, k2[32] = {2};
+  for (CipherId id : {CipherId::Twofish, CipherId::Camellia}) {
+    for (IsaLevel level : {IsaLevel::AesNi, IsaLevel::Avx2, IsaLevel::Avx512}) {
+      if (static_cast<int>(level) > static_cast<int>(detected_isa())) continue;
+      auto x = make_xts(id, k1, k2, level);
+      INFO(cipher_name(id) << " " << isa_name(level));
+      CHECK(x->cipher() == id);
+      CHECK(x->impl_name() != "portable");
+    }
   }
 }

@@ -1,0 +1,41 @@
+// Twofish-256-XTS: own key schedule with the key-dependent S-boxes and the MDS matrix folded into four 256-entry
+// tables of 32-bit words (g(X) = T0[x0] ^ T1[x1] ^ T2[x2] ^ T3[x3], as in fast Twofish implementations), and two
+// kernels over those tables:
+//   scalar:  several blocks in flight in general-purpose registers (portable flags, twofish_xts_scalar.cpp);
+//   gathers: blocks word-sliced across the 32-bit lanes of a vector, each table lookup one vpgatherdd
+//            (AVX2: 8 blocks per register set, twofish_xts_avx2.cpp; AVX-512: 16, twofish_xts_avx512.cpp).
+// Why not Crypto++: its Twofish runs one block at a time (~0.27 GB/s per core quoted on the dev machine), its
+// latency chain (byte extract -> load -> xor -> add) leaves most of the core idle. Which kernel wins is measured by
+// bench/cipher_xts_bench.cpp; twofish_impls.cpp registers the winner per level (see the comment there).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace warpvol::simd::twofish {
+
+struct alignas(64) TwofishKey {
+  uint32_t s[4][256];  // MDS column j times the key-dependent S-box of byte j
+  uint32_t k[40];      // whitening K0..K7, round keys K8..K39
+};
+
+struct alignas(64) TwofishXtsKeys {
+  TwofishKey k1;  // data key
+  TwofishKey k2;  // tweak key
+};
+
+// Key schedule for a 256-bit key (twofish_key.cpp; checked against Crypto++ and the ECB vectors in the tests).
+void expand_key(const uint8_t* key, TwofishKey* out);
+void encrypt_block(const TwofishKey* k, const uint8_t* in, uint8_t* out);
+void decrypt_block(const TwofishKey* k, const uint8_t* in, uint8_t* out);
+
+// XTS over nunits whole 512-byte data units in place; the first has number unit0 (then unit0 + i mod 2^64).
+using XtsKernel = void (*)(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, size_t nunits);
+
+void xts_encrypt_scalar(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, size_t nunits);
+void xts_decrypt_scalar(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, size_t nunits);
+void xts_encrypt_avx2(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, size_t nunits);
+void xts_decrypt_avx2(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, size_t nunits);
+void xts_encrypt_avx512(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, size_t nunits);
+void xts_decrypt_avx512(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, size_t nunits);
+
+}  // namespace warpvol::simd::twofish
