@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <ostream>
 
 #include "cli/command.h"
@@ -13,6 +14,7 @@
 #include "cli/new_credentials.h"
 #include "cli/progress.h"
 #include "core/create/create.h"
+#include "core/mount/mounter.h"
 #include "core/util/error.h"
 #include "core/util/random.h"
 
@@ -110,9 +112,9 @@ class CreateCommand final : public Command {
          "hidden: add a hidden volume to the existing outer container VOLUME (its hidden header slots are "
          "replaced; the outer volume's headers and data stay)")
         ("quick", "do not fill the data area (faster; free space is then distinguishable from data)")
-        ("filesystem", po::value<std::string>()->value_name("none")->default_value("none"),
-         "only 'none' for now: the data area is left unformatted (formatting comes with the mount support); "
-         "format it later through `warpvol mount`, or use `warpvol import` with a filesystem image");
+        ("filesystem", po::value<std::string>()->value_name("none|fat|exfat|ext4|ntfs|btrfs")->default_value("none"),
+         "none: leave the data area unformatted; otherwise the system's mkfs.TYPE formats it through the FUSE "
+         "plaintext device of `warpvol mount` (needs root, and the mkfs tool: checked before anything is written)");
     add_new_volume_options(visible);
     add_password_source_options(visible, "outer-", "(hidden volumes, optional) the outer volume's", true);
     hidden.add_options()("volume", po::value<std::string>(), "volume");
@@ -125,10 +127,8 @@ class CreateCommand final : public Command {
     o.path = vm["volume"].as<std::string>();
     // 1. Option values, before any prompt.
     const std::string fs = vm["filesystem"].as<std::string>();
-    if (fs != "none")
-      throw Error(ErrorKind::Usage, "--filesystem " + fs + " is not available yet: only 'none' (formatting needs "
-                                    "the plaintext device of the mount support; until then use `warpvol import` "
-                                    "with a filesystem image)");
+    std::optional<mount::MkfsTool> mkfs;  // mount owner: the tool is checked before anything is written
+    if (fs != "none") mkfs = mount::check_filesystem_creation(fs);
     const std::string type = vm["type"].as<std::string>();
     if (type == "normal") o.type = CreateType::Normal;
     else if (type == "hidden") o.type = CreateType::Hidden;
@@ -191,6 +191,21 @@ class CreateCommand final : public Command {
     done.bytes_done = done.bytes_total = r.plan.data_size;
     done.finished = true;
     progress.finish(done);
+    if (mkfs) {  // mount owner: mkfs on the plaintext device of a temporary --filesystem none mount
+      OpenOptions fo;
+      fo.credentials = o.credentials;
+      fo.credentials.pim = o.pim;
+      fo.prf = o.prf;
+      fo.chain = o.chain;
+      fo.format = VolumeFormat::VeraCrypt;
+      fo.slot = o.type == CreateType::Hidden ? SlotKind::Hidden : SlotKind::Normal;
+      ctx.verbose_line("formatting " + fs + " with " + mkfs->program);
+      try {
+        mount::format_filesystem(o.path, fo, *mkfs, eo.choice, "", [&ctx](const std::string& m) { ctx.verbose_line(m); });
+      } catch (const Error& e) {
+        throw Error(e.kind(), std::string(e.what()) + " (" + o.path + " was created, without a filesystem)");
+      }
+    }
     ctx.out << describe_created(o, r);
     if (r.fill_seconds > 0 && !o.quick) {
       char buf[160];
