@@ -58,6 +58,12 @@ class DismountCommand final : public Command {
         ctx.verbose_line("dismounting slot " + std::to_string(r.slot) + " (" + r.volume + ")");
         mount::DismountResult res = mount::dismount(reg, r, force);
         for (const auto& w : res.warnings) ctx.message(w);
+        if (res.final_state)
+          ctx.verbose_line("slot " + std::to_string(r.slot) + ": " + std::to_string(res.final_state->reads) +
+                           " reads (" + format_bytes(res.final_state->read_bytes) + "), " +
+                           std::to_string(res.final_state->writes) + " writes (" +
+                           format_bytes(res.final_state->written_bytes) + "), largest request " +
+                           format_bytes(res.final_state->max_request) + "; container flushed");
         ctx.verbose_line("slot " + std::to_string(r.slot) + " dismounted");
       } catch (const Error& e) {
         if (targets.size() == 1) throw;

@@ -12,6 +12,7 @@
 #define FUSE_USE_VERSION 312
 #include <fcntl.h>
 #include <fuse3/fuse_lowlevel.h>
+#include <linux/fuse.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -45,6 +46,11 @@ namespace {
 constexpr fuse_ino_t kVolumeIno = 2;
 constexpr const char* kVolumeName = "volume";
 constexpr size_t kMaxIo = size_t(1) << 20;  // the kernel's limit with the default fuse max_pages_limit (256)
+#ifdef FOPEN_PARALLEL_DIRECT_WRITES
+constexpr uint32_t kFopenParallelDirectWrites = FOPEN_PARALLEL_DIRECT_WRITES;
+#else
+constexpr uint32_t kFopenParallelDirectWrites = 1u << 6;
+#endif
 
 struct Server {
   MountSpec spec;
@@ -191,10 +197,20 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info* fi) {
     fuse_reply_err(req, EROFS);
     return;
   }
-  fi->direct_io = g_server->spec.direct_io ? 1 : 0;
-  fi->keep_cache = g_server->spec.direct_io ? 0 : 1;  // nobody else changes the container while it is mounted
-  fi->noflush = 1;
-  fuse_reply_open(req, fi);
+  // The reply is built here rather than with fuse_reply_open(): libfuse 3.14 cannot set
+  // FOPEN_PARALLEL_DIRECT_WRITES (kernel >= 6.2), without which the kernel serialises every direct write to the
+  // file under its inode lock — one 1 MiB request at a time, the crypto of the next never overlapping the copy
+  // and pwrite of the current one. PlainDevice is safe for concurrent writes. Older kernels ignore the flag.
+  struct fuse_open_out out;
+  std::memset(&out, 0, sizeof out);
+  out.fh = 0;
+  out.open_flags = FOPEN_NOFLUSH;
+  if (g_server->spec.direct_io)
+    out.open_flags |= FOPEN_DIRECT_IO | kFopenParallelDirectWrites;
+  else
+    out.open_flags |= FOPEN_KEEP_CACHE;  // nobody else changes the container while it is mounted
+  struct iovec iov {&out, sizeof out};
+  fuse_reply_iov(req, &iov, 1);
 }
 
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info*) {

@@ -580,6 +580,7 @@ DismountResult dismount(const Registry& reg, const MountRecord& rec_in, bool for
       throw Error(ErrorKind::Busy, "the FUSE process " + std::to_string(rec.pid) + " did not exit after its "
                                    "unmount; try again later");
     const DaemonState st = read_daemon_state(reg.state_path(rec.slot));
+    res.final_state = st;
     if (st.closed.rfind("error", 0) == 0)
       throw Error(ErrorKind::Io, "closing " + rec.volume + " failed (" + st.closed + "): the container may not be "
                                  "up to date");

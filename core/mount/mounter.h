@@ -53,6 +53,7 @@ std::vector<MountRecord> find_mounts(const Registry& reg, const std::string& tar
 struct DismountResult {
   std::vector<std::string> warnings;
   bool lazy = false;  // --force detached something still in use: it closes when its last user goes
+  std::optional<DaemonState> final_state;  // what the FUSE process reported when it closed (request counters)
 };
 // Unmounts the filesystem, detaches the loop device, stops the FUSE process (which fsyncs the container and
 // reports it), removes the folders it created and the record. Busy error naming the mount point when it is in
