@@ -116,12 +116,14 @@ class CreateCommand final : public Command {
          "none: leave the data area unformatted; otherwise the system's mkfs.TYPE formats it through the FUSE "
          "plaintext device of `warpvol mount` (needs root, and the mkfs tool: checked before anything is written)");
     add_new_volume_options(visible);
-    add_password_source_options(visible, "outer-", "(hidden volumes, optional) the outer volume's", true);
+    // --type hidden, optional: the outer volume's credentials, so its filesystem is checked (FAT) and the hidden
+    // volume is refused where it would overwrite used space. Without them the user's --size is trusted.
+    add_password_source_options(visible, "outer-", "[--type hidden, optional] the outer volume's", true);
     hidden.add_options()("volume", po::value<std::string>(), "volume");
   }
   void add_positionals(po::positional_options_description& pos) const override { pos.add("volume", 1); }
 
-  int execute(Context& ctx, const po::variables_map& vm) override {
+  int execute(Context& ctx, const po::variables_map& vm) const override {
     if (!vm.count("volume")) throw Error(ErrorKind::Usage, "missing VOLUME (usage: warpvol " + usage() + ")");
     CreateOptions o;
     o.path = vm["volume"].as<std::string>();
@@ -154,9 +156,7 @@ class CreateCommand final : public Command {
 
     // 2. Pre-flight of everything that does not need the password (file, size, space), so a typo costs nothing.
     {
-      CreateOptions probe = o;
-      probe.credentials.keyfiles.push_back("/dev/null");  // placeholder: credentials are checked below
-      probe.credentials.keyfiles.clear();
+      CreateOptions probe = o;  // placeholder password: the real credentials are checked before any write
       probe.credentials.password = LockedBytes(reinterpret_cast<const uint8_t*>("x"), 1);
       probe.engine = nullptr;
       probe.quick = true;

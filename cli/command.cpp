@@ -29,6 +29,13 @@ const std::vector<std::unique_ptr<Command>>& commands() {
     v.push_back(make_mount_command());
     v.push_back(make_list_command());
     v.push_back(make_dismount_command());
+    v.push_back(make_create_command());
+    v.push_back(make_import_command());
+    v.push_back(make_change_command());
+    v.push_back(make_backup_headers_command());
+    v.push_back(make_restore_headers_command());
+    v.push_back(make_convert_command());
+    v.push_back(make_keyfile_command());
     return v;
   }();
   return list;

@@ -212,16 +212,31 @@ void write_header_slot(BlockFile& f, uint64_t offset, const EncryptedHeader& h) 
 }
 
 void rewrite_header_pair(BlockFile& f, SlotKind kind, const EncryptedHeader& primary, const EncryptedHeader& backup,
-                         bool has_backup) {
+                         bool has_backup, bool primary_first) {
   const uint64_t H = f.size();
-  if (has_backup) {
-    if (H < 2 * kHeaderGroupSize) throw Error(ErrorKind::Format, f.path() + ": too small for embedded backup headers");
-    // Step 1: backup first. Until its fsync returns, the old primary is untouched and still opens.
-    write_header(f, header_offset(kind, true, H), backup);
+  if (has_backup && H < 2 * kHeaderGroupSize)
+    throw Error(ErrorKind::Format, f.path() + ": too small for embedded backup headers");
+  const uint64_t p_off = header_offset(kind, false, H);
+  if (!has_backup) {
+    write_header(f, p_off, primary);
     f.sync();
+    return;
   }
+  const uint64_t b_off = header_offset(kind, true, H);
+  if (primary_first) {
+    // Step 1: primary; the old backup (the source of a restore-from-backup) stays intact until this is durable.
+    write_header(f, p_off, primary);
+    f.sync();
+    // Step 2: backup; a crash here leaves the new primary durable.
+    write_header(f, b_off, backup);
+    f.sync();
+    return;
+  }
+  // Step 1: backup first. Until its fsync returns, the old primary is untouched and still opens.
+  write_header(f, b_off, backup);
+  f.sync();
   // Step 2: primary. From here on the new backup is durable, so a torn primary is recoverable.
-  write_header(f, header_offset(kind, false, H), primary);
+  write_header(f, p_off, primary);
   f.sync();
 }
 

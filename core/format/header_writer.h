@@ -91,7 +91,9 @@ void write_header_slot(BlockFile& f, uint64_t offset, const EncryptedHeader& h);
 //   1. write the new BACKUP header, fsync   -- crash before the fsync completes: primary still old and intact
 //   2. write the new PRIMARY header, fsync  -- crash here: backup already new and durable
 // Only the 512 header bytes of each slot are written. has_backup=false (system volumes): primary only + fsync.
+// primary_first=true swaps steps 1 and 2: for restoring FROM the embedded backup, whose old copy is then the one
+// that must stay intact until the new primary is durable.
 void rewrite_header_pair(BlockFile& f, SlotKind kind, const EncryptedHeader& primary, const EncryptedHeader& backup,
-                         bool has_backup = true);
+                         bool has_backup = true, bool primary_first = false);
 
 }  // namespace warpvol

@@ -1,0 +1,96 @@
+// warpvol change VOLUME [credentials] [--new-password-stdin | --new-password-fd N | --new-password PW]
+//   [--new-pim N] [--new-keyfile K]... [--no-keyfiles] [--new-hash PRF]
+// Re-encrypts the header (normal or hidden, whichever the current credentials open) under new credentials with
+// fresh salts; master keys and data stay. Embedded backup written and fsync()ed before the primary
+// (core/create/change.h). When both passwords come from stdin, the first line is the current password and the
+// second the new one. Without --new-keyfile/--no-keyfiles the current keyfiles are kept; without --new-pim the
+// current PIM; without --new-hash the current PRF.
+#include <ostream>
+
+#include "cli/command.h"
+#include "cli/credentials.h"
+#include "cli/new_credentials.h"
+#include "cli/volume_info.h"
+#include "core/create/change.h"
+#include "core/util/error.h"
+
+namespace warpvol::cli {
+namespace {
+
+class ChangeCommand final : public Command {
+ public:
+  std::string name() const override { return "change"; }
+  std::string summary() const override {
+    return "Change a volume's password, PIM, keyfiles or header PRF (header re-encrypted, data untouched)";
+  }
+  std::string usage() const override {
+    return "change VOLUME [credentials] [--new-password-stdin | --new-password-fd N] [--new-pim N] "
+           "[--new-keyfile K]... [--no-keyfiles] [--new-hash PRF]";
+  }
+  std::string example() const override {
+    return "printf '%s\\n%s\\n' \"$OLD\" \"$NEW\" | warpvol change secret.hc --password-stdin --new-password-stdin";
+  }
+  bool opens_volume() const override { return true; }
+  void add_options(po::options_description& visible, po::options_description& hidden) const override {
+    add_password_source_options(visible, "new-", "the new", true);
+    visible.add_options()
+        ("no-keyfiles", "the new credentials use no keyfiles (default: keep the current keyfiles)")
+        ("new-hash", po::value<std::string>()->value_name("PRF"),
+         "PRF of the new header key: sha512, sha256, blake2s, whirlpool, streebog, argon2 (default: keep)");
+    hidden.add_options()("volume", po::value<std::string>(), "volume");
+  }
+  void add_positionals(po::positional_options_description& pos) const override { pos.add("volume", 1); }
+
+  int execute(Context& ctx, const po::variables_map& vm) const override {
+    if (!vm.count("volume")) throw Error(ErrorKind::Usage, "missing VOLUME (usage: warpvol " + usage() + ")");
+    const std::string path = vm["volume"].as<std::string>();
+    ChangeOptions o;
+    if (vm.count("new-hash")) {
+      const std::string h = vm["new-hash"].as<std::string>();
+      auto prf = parse_prf(h);
+      if (!prf || *prf == PrfId::Sha1)
+        throw Error(ErrorKind::Usage, "unknown or unsupported --new-hash '" + h + "'");
+      o.new_prf = *prf;
+    }
+    if (vm.count("no-keyfiles") && vm.count("new-keyfile"))
+      throw Error(ErrorKind::Usage, "--no-keyfiles and --new-keyfile exclude each other");
+    if (vm.count("new-pim")) {
+      const int pim = vm["new-pim"].as<int>();
+      if (pim < 0 || pim > kMaxPim)
+        throw Error(ErrorKind::Usage, "--new-pim must be between 0 and " + std::to_string(kMaxPim));
+    }
+    auto file = open_volume_file(path);  // exists, is a file or device: before any prompt
+    file.reset();
+    const bool non_interactive = vm.count("non-interactive") > 0;
+    o.open = open_options_from(vm, path, ctx);  // current password: first line of stdin
+    // New credentials: password from --new-password*, else prompt (twice) on a terminal.
+    Credentials nc;
+    auto pw = password_from_options(vm, "new-", kMaxPasswordBytes, ctx);
+    if (pw) {
+      nc.password = std::move(*pw);
+    } else if (non_interactive) {
+      throw Error(ErrorKind::Usage, "no new password given and --non-interactive forbids prompting "
+                                    "(use --new-password-stdin or --new-password-fd N)");
+    } else {
+      nc.password = prompt_new_password(ctx, "Enter the NEW password for " + path, true, kMaxPasswordBytes, "new-");
+    }
+    if (vm.count("new-keyfile")) nc.keyfiles = vm["new-keyfile"].as<std::vector<std::string>>();
+    else if (!vm.count("no-keyfiles")) nc.keyfiles = o.open.credentials.keyfiles;
+    nc.pim = vm.count("new-pim") ? vm["new-pim"].as<int>() : o.open.credentials.pim;
+    if (nc.password.empty() && nc.keyfiles.empty())
+      throw Error(ErrorKind::Usage, "empty new password and no keyfiles: the volume would open with nothing");
+    o.new_credentials = std::move(nc);
+    ChangeResult r = change_credentials(path, o);
+    if (r.restored_primary) ctx.message("the primary header was damaged; it was rewritten from the backup header");
+    ctx.out << "Changed the " << slot_kind_name(r.old_header.slot) << " volume's header of " << path << "\n"
+            << "KDF:            " << r.old_header.kdf.describe() << " -> " << r.new_kdf.describe() << "\n"
+            << "Headers:        primary and embedded backup rewritten with fresh salts (master keys unchanged)\n";
+    return 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_change_command() { return std::make_unique<ChangeCommand>(); }
+
+}  // namespace warpvol::cli

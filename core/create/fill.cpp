@@ -1,0 +1,141 @@
+#include "core/create/fill.h"
+
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/util/error.h"
+#include "core/util/secure.h"
+
+namespace warpvol {
+
+void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t first_unit, XtsEngine& engine,
+                     std::shared_ptr<const EngineKey> key, const PlaintextSource& source, const FillOptions& opt) {
+  if (length % kDataUnitSize) throw Error(ErrorKind::Usage, "internal: fill length not a multiple of 512");
+  const size_t chunk = std::max<size_t>(kDataUnitSize, opt.chunk_bytes / kDataUnitSize * kDataUnitSize);
+  const size_t nbuf = std::max<size_t>(2, opt.buffers);
+  ProgressUpdate pu;
+  pu.phase = opt.phase;
+  pu.bytes_total = length;
+  if (opt.progress) opt.progress(pu);
+  if (length == 0) {
+    pu.finished = true;
+    if (opt.progress) opt.progress(pu);
+    return;
+  }
+
+  struct Slot {
+    std::vector<uint8_t> buf;
+    std::future<void> fut;
+    uint64_t pos = 0;
+    size_t len = 0;
+  };
+  std::vector<Slot> slots(nbuf);
+  const size_t bufsize = size_t(std::min<uint64_t>(chunk, length));
+  for (auto& s : slots) s.buf.resize(bufsize);
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<size_t> free_q, write_q;
+  for (size_t i = 0; i < nbuf; ++i) free_q.push_back(i);
+  bool producer_done = false, abort = false;
+  std::exception_ptr writer_error;
+
+  // Writer: waits for each chunk's encryption in order, writes it, returns the buffer to the free list.
+  std::thread writer([&] {
+    uint64_t since_sync = 0, done = 0;
+    for (;;) {
+      size_t i;
+      {
+        std::unique_lock<std::mutex> lk(mu);
+        // Returns only once the producer has stopped and every submitted chunk was waited for.
+        cv.wait(lk, [&] { return !write_q.empty() || producer_done; });
+        if (write_q.empty()) return;
+        i = write_q.front();
+        write_q.pop_front();
+      }
+      Slot& s = slots[i];
+      bool skip;
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        skip = abort;
+      }
+      try {
+        s.fut.get();
+        if (!skip) {
+          file.write_at(offset + s.pos, s.buf.data(), s.len);
+          done += s.len;
+          since_sync += s.len;
+          if (opt.sync_every && since_sync >= opt.sync_every && done < length) {
+            file.sync();
+            since_sync = 0;
+          }
+          if (opt.progress) {
+            ProgressUpdate u = pu;
+            u.bytes_done = done;
+            opt.progress(u);
+          }
+        }
+      } catch (...) {
+        std::lock_guard<std::mutex> lk(mu);
+        if (!writer_error) writer_error = std::current_exception();
+        abort = true;
+      }
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        free_q.push_back(i);
+      }
+      cv.notify_all();
+    }
+  });
+
+  std::exception_ptr producer_error;
+  try {
+    for (uint64_t pos = 0; pos < length;) {
+      if (opt.cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
+      size_t i;
+      {
+        std::unique_lock<std::mutex> lk(mu);
+        cv.wait(lk, [&] { return !free_q.empty() || abort; });
+        if (abort) break;
+        i = free_q.front();
+        free_q.pop_front();
+      }
+      Slot& s = slots[i];
+      s.pos = pos;
+      s.len = size_t(std::min<uint64_t>(bufsize, length - pos));
+      source(pos, s.buf.data(), s.len);
+      s.fut = engine.submit(key, Direction::Encrypt, first_unit + pos / kDataUnitSize, s.buf.data(),
+                            s.len / kDataUnitSize);
+      pos += s.len;
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        write_q.push_back(i);
+      }
+      cv.notify_all();
+    }
+  } catch (...) {
+    producer_error = std::current_exception();
+    std::lock_guard<std::mutex> lk(mu);
+    abort = true;
+  }
+  {
+    std::lock_guard<std::mutex> lk(mu);
+    producer_done = true;
+  }
+  cv.notify_all();
+  writer.join();  // the writer waits for every submitted future, so no engine work outlives the buffers
+  for (auto& s : slots) secure_wipe(s.buf.data(), s.buf.size());
+  if (producer_error) std::rethrow_exception(producer_error);
+  if (writer_error) std::rethrow_exception(writer_error);
+  if (opt.cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
+  pu.bytes_done = length;
+  pu.finished = true;
+  if (opt.progress) opt.progress(pu);
+}
+
+}  // namespace warpvol

@@ -1,0 +1,34 @@
+// The encrypt-and-write loop shared by create (fill), import and anything else that writes a whole data area:
+// three stages overlap — the caller's source fills a plaintext buffer, the engine encrypts it (asynchronously,
+// XtsEngine::submit, so the GPU is used when the engine has one), a writer thread stores it — with a small ring
+// of large buffers. The writer also fsync()s every `sync_every` bytes so that the disk works while the engine
+// does, instead of one long fsync at the end.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "core/engine/xts_engine.h"
+#include "core/io/file.h"
+#include "core/util/progress.h"
+
+namespace warpvol {
+
+struct FillOptions {
+  size_t chunk_bytes = size_t(8) << 20;      // per engine request; multiple of 512
+  size_t buffers = 3;                         // ring size (>= 2)
+  uint64_t sync_every = uint64_t(256) << 20;  // 0 = only the caller syncs
+  std::string phase = "fill";                 // for progress
+  ProgressFn progress;
+  CancelToken cancel;                         // checked per chunk; throws Error(Interrupted)
+};
+
+// Source of plaintext: fill buf[0..len) with the bytes at data-area position pos (called in order, one thread).
+using PlaintextSource = std::function<void(uint64_t pos, uint8_t* buf, size_t len)>;
+
+// Encrypts `length` bytes (multiple of 512) from `source` under `key` and writes them at file offset `offset`;
+// data units start at `first_unit`. Returns when everything is written (not synced, unless sync_every hit).
+void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t first_unit, XtsEngine& engine,
+                     std::shared_ptr<const EngineKey> key, const PlaintextSource& source, const FillOptions& opt);
+
+}  // namespace warpvol

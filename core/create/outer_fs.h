@@ -1,0 +1,23 @@
+// Where the used space of an outer volume's filesystem ends, so a hidden volume placed at the end of the outer
+// volume does not overwrite files (VeraCrypt's wizard scans the outer FAT for the same reason, format-spec §8.3).
+// Reads the outer volume's plaintext through a callback.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace warpvol {
+
+struct OuterFsInfo {
+  std::string type;              // "FAT12", "FAT16", "FAT32", "exFAT", "NTFS", "ext2/3/4", "btrfs", "none"
+  bool understood = false;       // true when used_end is known (FAT, or no filesystem at all)
+  uint64_t used_end = 0;         // bytes from the start of the outer data area that are (or may be) in use
+};
+
+using PlaintextReader = std::function<void(uint64_t offset, uint8_t* buf, size_t len)>;
+
+// data_size: size of the outer data area. "none": no known filesystem signature (used_end 0).
+OuterFsInfo scan_outer_filesystem(const PlaintextReader& read, uint64_t data_size);
+
+}  // namespace warpvol
