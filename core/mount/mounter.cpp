@@ -593,7 +593,8 @@ DismountResult dismount(const Registry& reg, const MountRecord& rec_in, bool for
 
   // 4. Folders we created, deepest first, and the record.
   for (auto it = rec.created_dirs.rbegin(); it != rec.created_dirs.rend(); ++it) {
-    if (::rmdir(it->c_str()) != 0 && errno != ENOENT)
+    // A parent folder we created (e.g. /media/warpvol) may hold other slots' mount points: keep it quietly.
+    if (::rmdir(it->c_str()) != 0 && errno != ENOENT && !(errno == ENOTEMPTY && it != rec.created_dirs.rbegin()))
       res.warnings.push_back("left the folder " + *it + " in place: " + errno_text(errno));
   }
   if (res.lazy && alive) {
