@@ -123,12 +123,13 @@ void ReencryptDialog::update_resume_offer() {
   bool any = false;
   if (backend_.has_journal)
     for (const QString& v : volumes()) any = any || backend_.has_journal(v.toStdString());
+  resume_offered_ = any;
   resume_->setVisible(any);
   resume_->setChecked(any);
   if (any) status_->setText(tr("An interrupted re-encryption was found: it can be resumed with the same credentials."));
 }
 
-bool ReencryptDialog::resume_offered() const { return resume_->isVisible(); }
+bool ReencryptDialog::resume_offered() const { return resume_offered_; }
 
 QString ReencryptDialog::validate() const {
   if (volumes().isEmpty()) return tr("Add at least one container.");

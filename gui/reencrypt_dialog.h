@@ -75,6 +75,7 @@ class ReencryptDialog : public QDialog {
   QPushButton* start_;
   QFutureWatcher<QString>* watcher_;
   std::atomic<bool> cancel_{false};
+  bool resume_offered_ = false;
 };
 
 }  // namespace warpvol::gui
