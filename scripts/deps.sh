@@ -50,12 +50,16 @@ warpvol_install_deps() {
   fi
 }
 
-# Configures Release into build/ (incremental: an existing configuration is reused) and builds everything.
+# Configures Release into build/ (incremental: an existing configuration is reused) and builds the given targets
+# (everything when none are given).
 warpvol_build() {
   local jobs
   jobs="$(nproc 2>/dev/null || echo 2)"
   if [ ! -f "$WARPVOL_BUILD/CMakeCache.txt" ]; then
     cmake -S "$WARPVOL_ROOT" -B "$WARPVOL_BUILD" -DCMAKE_BUILD_TYPE=Release </dev/null
   fi
-  cmake --build "$WARPVOL_BUILD" -j"$jobs" </dev/null
+  local targets=()
+  local t
+  for t in "$@"; do targets+=(--target "$t"); done
+  cmake --build "$WARPVOL_BUILD" -j"$jobs" "${targets[@]}" </dev/null
 }

@@ -6,7 +6,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/deps.sh"
 
 warpvol_install_deps
-warpvol_build >&2
+warpvol_build warpvol >&2
 WARPVOL="$WARPVOL_BUILD/warpvol"
 
 if [ "$#" -gt 0 ]; then

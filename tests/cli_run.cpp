@@ -14,7 +14,7 @@
 
 extern char** environ;
 
-namespace wvtest {
+namespace wvtest::proc {
 
 std::string warpvol_binary() {
   if (const char* b = std::getenv("WARPVOL_BINARY")) return b;
@@ -133,4 +133,4 @@ ProcResult run_warpvol(const std::vector<std::string>& args, const std::string& 
   return run_warpvol(args, o);
 }
 
-}  // namespace wvtest
+}  // namespace wvtest::proc

@@ -1,10 +1,11 @@
 // Running the real warpvol binary (and helper tools such as mtools) from the tests: arguments, stdin, captured
-// stdout/stderr and the exit status.
+// stdout/stderr and the exit status. (Namespace wvtest::proc: tests/test_create_support.h has its own
+// wvtest::run_warpvol.)
 #pragma once
 #include <string>
 #include <vector>
 
-namespace wvtest {
+namespace wvtest::proc {
 
 struct ProcResult {
   int code = -1;       // exit status; 128+N when killed by signal N
@@ -27,4 +28,4 @@ ProcResult run_warpvol(const std::vector<std::string>& args, const std::string& 
 ProcResult run_warpvol(const std::vector<std::string>& args, const ProcOptions& opt);
 bool have_program(const std::string& name);  // found in PATH
 
-}  // namespace wvtest
+}  // namespace wvtest::proc

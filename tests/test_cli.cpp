@@ -4,7 +4,10 @@
 //
 // Most cases narrow the search (--hash sha512 --encryption aes) so a wrong password costs a few PBKDF2 blocks
 // rather than the full search; the container tests cover auto-detection.
+#include <pty.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <termios.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,7 +26,7 @@
 
 using json = nlohmann::json;
 namespace fs = std::filesystem;
-using wvtest::run_warpvol;
+using wvtest::proc::run_warpvol;
 
 namespace {
 
@@ -245,7 +248,7 @@ TEST_CASE("cli info: keyfile folder and --password-fd", "[cli][info]") {
   const std::string pw = e["password"].get<std::string>() + "\n";
   REQUIRE(::write(p[1], pw.data(), pw.size()) == ssize_t(pw.size()));
   ::close(p[1]);
-  wvtest::ProcOptions po;
+  wvtest::proc::ProcOptions po;
   po.inherit_fds = {p[0]};
   auto r = run_warpvol(with_fast({"info", vc("keyfile2.hc"), "--json", "--password-fd", std::to_string(p[0]), "-k",
                                   kd.path().string()}),
@@ -452,7 +455,7 @@ TEST_CASE("cli negative: both headers damaged", "[cli][negative]") {
 
 TEST_CASE("cli negative: interrupted while waiting for the password", "[cli][negative]") {
   wvtest::TempDir out;
-  wvtest::ProcOptions po;
+  wvtest::proc::ProcOptions po;
   po.stdin_open = true;  // the password line never comes
   po.signal_after_ms = 300;
   po.signal = SIGTERM;
@@ -535,4 +538,93 @@ TEST_CASE("cli benchmark: --json rows for XTS and KDF", "[cli][benchmark]") {
   CHECK(r.code == 1);
   CHECK(contains(r.err, "calibrate"));
 #endif
+}
+
+// ---- terminal ---------------------------------------------------------------------------------------------------------
+
+
+namespace {
+
+struct PtyRun {
+  int code = -1;
+  std::string output;     // everything the terminal showed (stdout and stderr)
+  bool echo_was_off = false;
+};
+
+// Runs warpvol on a pseudo-terminal; when the password prompt appears, records whether echo is off and types
+// `typed` followed by Enter.
+PtyRun run_on_pty(const std::vector<std::string>& args, const std::string& typed) {
+  PtyRun r;
+  int master = -1;
+  std::vector<std::string> argv{wvtest::proc::warpvol_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::execv(cargv[0], cargv.data());
+    ::_exit(127);
+  }
+  bool typed_done = false;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(master, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // EIO once the child has exited and the slave is closed
+    r.output.append(buf, size_t(n));
+    if (!typed_done && r.output.find("Enter password for") != std::string::npos) {
+      struct termios t;
+      // Wait until the program has switched echo off (it does so right after printing the prompt).
+      for (int i = 0; i < 200; ++i) {
+        if (::tcgetattr(master, &t) == 0 && !(t.c_lflag & ECHO)) {
+          r.echo_was_off = true;
+          break;
+        }
+        ::usleep(10000);
+      }
+      std::string line = typed + "\n";
+      REQUIRE(::write(master, line.data(), line.size()) == ssize_t(line.size()));
+      typed_done = true;
+    }
+  }
+  ::close(master);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("cli on a terminal: password prompt with echo off", "[cli][tty]") {
+  const json& e = manifest_entry("enc-aes");
+  const std::string pw = e["password"];
+  auto r = run_on_pty(with_fast({"info", vc("enc-aes.hc")}), pw);
+  INFO(r.output);
+  CHECK(r.code == 0);
+  CHECK(r.echo_was_off);
+  CHECK(contains(r.output, "Enter password for " + vc("enc-aes.hc") + ": "));
+  CHECK(r.output.find(pw) == std::string::npos);  // the typed password never appears
+  CHECK(contains(r.output, "VeraCrypt"));
+  // --non-interactive never prompts, even on a terminal.
+  auto n = run_on_pty({"info", vc("enc-aes.hc"), "--non-interactive"}, pw);
+  CHECK(n.code == 1);
+  CHECK(!contains(n.output, "Enter password"));
+}
+
+TEST_CASE("cli on a terminal: export shows a progress line, refuses binary to the terminal", "[cli][tty]") {
+  const json& e = manifest_entry("fat");
+  wvtest::TempDir out;
+  auto r = run_on_pty(with_fast({"export", vc("fat.hc"), out.file("img.raw")}), e["password"]);
+  INFO(r.output);
+  CHECK(r.code == 0);
+  CHECK(contains(r.output, "export"));
+  CHECK(contains(r.output, "768 KiB / 768 KiB"));
+  CHECK(contains(r.output, "100.0%"));
+  CHECK(sha256_file(out.file("img.raw")) == e["decrypted_data_area_sha256"]);
+  auto t = run_on_pty(with_fast({"export", vc("fat.hc"), "-"}), e["password"]);
+  CHECK(t.code == 1);
+  CHECK(contains(t.output, "refusing to write decrypted data to a terminal"));
 }

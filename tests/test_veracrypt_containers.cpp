@@ -206,11 +206,11 @@ TEST_CASE("VeraCrypt fat.hc: exported image holds HELLO.TXT (read with mtools)",
   REQUIRE(e.contains("files"));
   const std::string content = e["files"][0]["content"];
   INFO("mtools (mdir, mtype) are needed: scripts/test.sh installs them");
-  REQUIRE(wvtest::have_program("mtype"));
-  REQUIRE(wvtest::have_program("mdir"));
+  REQUIRE(wvtest::proc::have_program("mtype"));
+  REQUIRE(wvtest::proc::have_program("mdir"));
   wvtest::TempDir dir;
   const std::string img = dir.file("fat.img");
-  auto r = wvtest::run_warpvol({"export", vc_dir() + "/fat.hc", img, "--password-stdin", "--hash", "sha512"},
+  auto r = wvtest::proc::run_warpvol({"export", vc_dir() + "/fat.hc", img, "--password-stdin", "--hash", "sha512"},
                                e["password"].get<std::string>() + "\n");
   INFO("stderr: " << r.err);
   REQUIRE(r.code == 0);
@@ -218,13 +218,13 @@ TEST_CASE("VeraCrypt fat.hc: exported image holds HELLO.TXT (read with mtools)",
   auto bytes = wvtest::read_binary(img);
   CHECK(sha256_hex(bytes.data(), bytes.size()) == e["decrypted_data_area_sha256"].get<std::string>());
   // MTOOLS_SKIP_CHECK: the image is a bare FAT12 filesystem without a partition table.
-  wvtest::ProcOptions po;
+  wvtest::proc::ProcOptions po;
   po.env = {"MTOOLS_SKIP_CHECK=1"};
-  auto dirlist = wvtest::run_process({"mdir", "-i", img, "::"}, po);
+  auto dirlist = wvtest::proc::run_process({"mdir", "-i", img, "::"}, po);
   INFO("mdir: " << dirlist.out << dirlist.err);
   CHECK(dirlist.code == 0);
   CHECK(dirlist.out.find("HELLO    TXT") != std::string::npos);
-  auto typed = wvtest::run_process({"mtype", "-i", img, "::HELLO.TXT"}, po);
+  auto typed = wvtest::proc::run_process({"mtype", "-i", img, "::HELLO.TXT"}, po);
   INFO("mtype stderr: " << typed.err);
   CHECK(typed.code == 0);
   CHECK(typed.out == content);
