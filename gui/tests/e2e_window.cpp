@@ -1,7 +1,11 @@
 // End-to-end, as root under Xvfb: drive the real main window to create a container (ext4), mount it, see it in the
 // slot table, write a file through the mount point, dismount. Saves screenshots of the main window, the mount
 // dialog, the wizard's encryption page and the benchmark chart into $WARPVOL_SCREENSHOT_DIR.
+#include <QCheckBox>
 #include <QComboBox>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QTableWidget>
 #include <QDir>
 #include <QFile>
 #include <QSignalSpy>
