@@ -64,7 +64,7 @@ check "same sha256 of every file after remount" bash -c "cd '$MP' && sha256sum -
 # A busy mount point: a process with its working folder there.
 (cd "$MP" && sleep 30) &
 BG_PIDS=$!
-sleep 0.3
+for _ in $(seq 100); do [ "$(readlink /proc/$BG_PIDS/cwd 2>/dev/null)" = "$MP" ] && break; sleep 0.05; done
 ERR=$("$WARPVOL" dismount "$MP" 2>&1) && rc=0 || rc=$?
 check "busy mount point: exit 5" test "$rc" = 5
 check "busy mount point: the message names it" bash -c "grep -q -- '$MP' <<<\"\$1\"" _ "$ERR"
@@ -88,7 +88,7 @@ check "read-only: list says so" test "$("$WARPVOL" list --json | jget 'j[0]["rea
 # --force on a busy read-only mount: lazy unmount, then it goes away once the user leaves.
 (cd "$MP" && sleep 2) &
 BG_PIDS=$!
-sleep 0.3
+for _ in $(seq 100); do [ "$(readlink /proc/$BG_PIDS/cwd 2>/dev/null)" = "$MP" ] && break; sleep 0.05; done
 check "dismount --force on a busy mount" "$WARPVOL" dismount "$MP" --force
 wait $BG_PIDS 2>/dev/null || true
 BG_PIDS=
