@@ -1,6 +1,6 @@
 // Kuznyechik (GOST R 34.12-2015, RFC 7801), hand-written: Crypto++ has no Kuznyechik. Byte order and table layout
 // are described in kuznyechik.h. Encryption: x ^= K_1, then 9 times x = LS(x) ^ K_{i+1} through the 16 enc tables.
-// Decryption: the L^-1 S^-1 tables with the L^-1-transformed round keys (see decrypt_blocks).
+// Decryption: the L^-1 S^-1 tables with the L^-1-transformed round keys (see detail::decrypt_regs in the header).
 #include "core/crypto/kuznyechik.h"
 
 #include <emmintrin.h>
@@ -14,14 +14,6 @@ namespace kuznyechik {
 
 namespace {
 
-struct PiInv {
-  uint8_t v[256];
-  constexpr PiInv() : v() {
-    for (int i = 0; i < 256; ++i) v[kPi[i]] = static_cast<uint8_t>(i);
-  }
-};
-constexpr PiInv kPiInv{};
-
 uint8_t linear(const uint8_t* b) {
   uint8_t x = 0;
   for (int k = 0; k < 16; ++k) x ^= gf_mul(b[k], kLinear[k]);
@@ -33,6 +25,9 @@ struct Precomputed {
   Tables t;
   alignas(16) uint8_t c[32][16];
 };
+
+inline __m128i load16(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+inline void store16(void* p, __m128i v) { _mm_storeu_si128(static_cast<__m128i*>(p), v); }
 
 const Precomputed& precomputed() {
   static const Precomputed* p = [] {
@@ -60,70 +55,22 @@ const Precomputed& precomputed() {
   return *p;
 }
 
-inline __m128i load16(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
-inline void store16(void* p, __m128i v) { _mm_storeu_si128(static_cast<__m128i*>(p), v); }
-inline __m128i entry(const uint64_t (*t)[256][2], int k, unsigned v) {
-  return _mm_load_si128(reinterpret_cast<const __m128i*>(t[k][v]));
-}
+using detail::table_round;
 
-// XOR_k t[k][x_k] for the 16 bytes of x.
-inline __m128i table_round(const uint64_t (*t)[256][2], __m128i x) {
-  const uint64_t lo = static_cast<uint64_t>(_mm_cvtsi128_si64(x));
-  const uint64_t hi = static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x)));
-  __m128i a = entry(t, 0, lo & 0xff);
-  __m128i b = entry(t, 1, (lo >> 8) & 0xff);
-  a = _mm_xor_si128(a, entry(t, 2, (lo >> 16) & 0xff));
-  b = _mm_xor_si128(b, entry(t, 3, (lo >> 24) & 0xff));
-  a = _mm_xor_si128(a, entry(t, 4, (lo >> 32) & 0xff));
-  b = _mm_xor_si128(b, entry(t, 5, (lo >> 40) & 0xff));
-  a = _mm_xor_si128(a, entry(t, 6, (lo >> 48) & 0xff));
-  b = _mm_xor_si128(b, entry(t, 7, lo >> 56));
-  a = _mm_xor_si128(a, entry(t, 8, hi & 0xff));
-  b = _mm_xor_si128(b, entry(t, 9, (hi >> 8) & 0xff));
-  a = _mm_xor_si128(a, entry(t, 10, (hi >> 16) & 0xff));
-  b = _mm_xor_si128(b, entry(t, 11, (hi >> 24) & 0xff));
-  a = _mm_xor_si128(a, entry(t, 12, (hi >> 32) & 0xff));
-  b = _mm_xor_si128(b, entry(t, 13, (hi >> 40) & 0xff));
-  a = _mm_xor_si128(a, entry(t, 14, (hi >> 48) & 0xff));
-  b = _mm_xor_si128(b, entry(t, 15, hi >> 56));
-  return _mm_xor_si128(a, b);
-}
-
-// Byte-wise substitution of a 16-byte register through a 256-byte table.
-inline __m128i sub_bytes(const uint8_t* s, __m128i x) {
-  alignas(16) uint8_t b[16];
-  _mm_store_si128(reinterpret_cast<__m128i*>(b), x);
-  for (int i = 0; i < 16; ++i) b[i] = s[b[i]];
-  return _mm_load_si128(reinterpret_cast<const __m128i*>(b));
-}
-
-// N blocks interleaved, so that the table loads of independent blocks overlap.
 template <int N>
 inline void encrypt_n(const Tables& t, const RoundKeys& rk, const uint8_t* in, uint8_t* out) {
   __m128i x[N];
-  const __m128i k0 = load16(rk.enc[0]);
-  for (int j = 0; j < N; ++j) x[j] = _mm_xor_si128(load16(in + 16 * j), k0);
-  for (int r = 1; r < 10; ++r) {
-    const __m128i k = load16(rk.enc[r]);
-    for (int j = 0; j < N; ++j) x[j] = _mm_xor_si128(table_round(t.enc, x[j]), k);
-  }
+  for (int j = 0; j < N; ++j) x[j] = load16(in + 16 * j);
+  detail::encrypt_regs<N>(t, rk, x);
   for (int j = 0; j < N; ++j) store16(out + 16 * j, x[j]);
 }
 
-// D = X[K1] S^-1 L^-1 X[K2] ... S^-1 L^-1 X[K10]. With T = L^-1 S^-1 as tables and L^-1 linear:
-//   y = L^-1(a ^ K10) = T(S(a ^ K10));  then for i = 9..2: y = L^-1(S^-1(y) ^ K_i) = T(y) ^ L^-1(K_i);
-//   result = S^-1(y) ^ K1.
 template <int N>
 inline void decrypt_n(const Tables& t, const RoundKeys& rk, const uint8_t* in, uint8_t* out) {
   __m128i x[N];
-  const __m128i k9 = load16(rk.dec[9]);
-  for (int j = 0; j < N; ++j) x[j] = table_round(t.dec, sub_bytes(kPi, _mm_xor_si128(load16(in + 16 * j), k9)));
-  for (int r = 8; r >= 1; --r) {
-    const __m128i k = load16(rk.dec[r]);
-    for (int j = 0; j < N; ++j) x[j] = _mm_xor_si128(table_round(t.dec, x[j]), k);
-  }
-  const __m128i k0 = load16(rk.dec[0]);
-  for (int j = 0; j < N; ++j) store16(out + 16 * j, _mm_xor_si128(sub_bytes(kPiInv.v, x[j]), k0));
+  for (int j = 0; j < N; ++j) x[j] = load16(in + 16 * j);
+  detail::decrypt_regs<N>(t, rk, x);
+  for (int j = 0; j < N; ++j) store16(out + 16 * j, x[j]);
 }
 
 class KuznyechikCipher final : public BlockCipher {
@@ -159,7 +106,7 @@ void transform_r_inv(uint8_t* b) {
   std::memcpy(v, b + 1, 15);
   v[15] = b[0];
   const uint8_t x = linear(v);
-  std::memcpy(b, b + 1, 15);
+  std::memmove(b, b + 1, 15);
   b[15] = x;
 }
 void transform_l(uint8_t* b) {

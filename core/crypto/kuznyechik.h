@@ -10,6 +10,8 @@
 // The fast path is the usual table-driven one: LS(x) = L(S(x)) = XOR_k T[k][x_k], 16 tables of 256 128-bit entries
 // for encryption (64 KiB) and 16 for decryption (L^-1 S^-1, another 64 KiB), built once at first use.
 #pragma once
+#include <emmintrin.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -62,7 +64,14 @@ void transform_r_inv(uint8_t* block);
 void transform_l(uint8_t* block);      // R^16
 void transform_l_inv(uint8_t* block);
 
-const uint8_t* pi_inv();  // inverse of kPi
+struct PiInvTable {
+  uint8_t v[256];
+  constexpr PiInvTable() : v() {
+    for (int i = 0; i < 256; ++i) v[kPi[i]] = static_cast<uint8_t>(i);
+  }
+};
+inline constexpr PiInvTable kPiInv{};
+const uint8_t* pi_inv();  // kPiInv.v
 
 // Lookup tables, built once on first call (thread-safe). Each entry is a 16-byte block in memory order, stored as
 // two little-endian uint64 (entry[0] = bytes 0..7, entry[1] = bytes 8..15).
@@ -85,6 +94,87 @@ void expand_key(const uint8_t* key32, RoundKeys& rk);
 // Table-driven ECB over n blocks (in == out allowed). The reference for every other Kuznyechik path.
 void encrypt_blocks(const RoundKeys& rk, const uint8_t* in, uint8_t* out, size_t n);
 void decrypt_blocks(const RoundKeys& rk, const uint8_t* in, uint8_t* out, size_t n);
+
+// The table-driven block kernels on registers (SSE2), shared by encrypt_blocks/decrypt_blocks and the fused
+// table XTS (crypto/simd/kuznyechik_tables.cpp). N blocks are interleaved so that their table loads overlap.
+// Call these (and gf_mul at run time) only from files compiled for the baseline ISA: the linker keeps one copy of
+// an inline function, and a copy from an *_avx2/_avx512 file could then run on a CPU without those instructions.
+namespace detail {
+
+inline __m128i entry(const uint64_t (*t)[256][2], int k, unsigned v) {
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(t[k][v]));
+}
+struct NoMap {
+  static unsigned map(unsigned v) { return v; }
+};
+struct PiMap {
+  static unsigned map(unsigned v) { return kPi[v]; }
+};
+
+// XOR_k t[k][M(x_k)] over the 16 bytes x_k of x.
+template <class M = NoMap>
+inline __m128i table_round(const uint64_t (*t)[256][2], __m128i x) {
+  const uint64_t lo = static_cast<uint64_t>(_mm_cvtsi128_si64(x));
+  const uint64_t hi = static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x)));
+  __m128i a = entry(t, 0, M::map(lo & 0xff));
+  __m128i b = entry(t, 1, M::map((lo >> 8) & 0xff));
+  a = _mm_xor_si128(a, entry(t, 2, M::map((lo >> 16) & 0xff)));
+  b = _mm_xor_si128(b, entry(t, 3, M::map((lo >> 24) & 0xff)));
+  a = _mm_xor_si128(a, entry(t, 4, M::map((lo >> 32) & 0xff)));
+  b = _mm_xor_si128(b, entry(t, 5, M::map((lo >> 40) & 0xff)));
+  a = _mm_xor_si128(a, entry(t, 6, M::map((lo >> 48) & 0xff)));
+  b = _mm_xor_si128(b, entry(t, 7, M::map(lo >> 56)));
+  a = _mm_xor_si128(a, entry(t, 8, M::map(hi & 0xff)));
+  b = _mm_xor_si128(b, entry(t, 9, M::map((hi >> 8) & 0xff)));
+  a = _mm_xor_si128(a, entry(t, 10, M::map((hi >> 16) & 0xff)));
+  b = _mm_xor_si128(b, entry(t, 11, M::map((hi >> 24) & 0xff)));
+  a = _mm_xor_si128(a, entry(t, 12, M::map((hi >> 32) & 0xff)));
+  b = _mm_xor_si128(b, entry(t, 13, M::map((hi >> 40) & 0xff)));
+  a = _mm_xor_si128(a, entry(t, 14, M::map((hi >> 48) & 0xff)));
+  b = _mm_xor_si128(b, entry(t, 15, M::map(hi >> 56)));
+  return _mm_xor_si128(a, b);
+}
+
+// Byte-wise substitution through a 256-byte table, in general registers (storing the vector and reloading single
+// bytes would stall on store forwarding).
+inline uint64_t sub_word(const uint8_t* s, uint64_t w) {
+  uint64_t r = 0;
+  for (int i = 0; i < 64; i += 8) r |= static_cast<uint64_t>(s[(w >> i) & 0xff]) << i;
+  return r;
+}
+inline __m128i sub_bytes(const uint8_t* s, __m128i x) {
+  const uint64_t lo = static_cast<uint64_t>(_mm_cvtsi128_si64(x));
+  const uint64_t hi = static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x)));
+  return _mm_set_epi64x(static_cast<long long>(sub_word(s, hi)), static_cast<long long>(sub_word(s, lo)));
+}
+
+// x = K10 ^ LS(... LS(LS(x ^ K1) ^ K2) ...), in place on N registers.
+template <int N>
+inline void encrypt_regs(const Tables& t, const RoundKeys& rk, __m128i* x) {
+  const __m128i k0 = _mm_load_si128(reinterpret_cast<const __m128i*>(rk.enc[0]));
+  for (int j = 0; j < N; ++j) x[j] = _mm_xor_si128(x[j], k0);
+  for (int r = 1; r < 10; ++r) {
+    const __m128i k = _mm_load_si128(reinterpret_cast<const __m128i*>(rk.enc[r]));
+    for (int j = 0; j < N; ++j) x[j] = _mm_xor_si128(table_round(t.enc, x[j]), k);
+  }
+}
+
+// D = X[K1] S^-1 L^-1 X[K2] ... S^-1 L^-1 X[K10]. With T = L^-1 S^-1 as tables and L^-1 linear:
+//   y = L^-1(a ^ K10) = T(S(a ^ K10)) (S folded into the table indices); then for i = 9..2:
+//   y = L^-1(S^-1(y) ^ K_i) = T(y) ^ L^-1(K_i); result = S^-1(y) ^ K1.
+template <int N>
+inline void decrypt_regs(const Tables& t, const RoundKeys& rk, __m128i* x) {
+  const __m128i k9 = _mm_load_si128(reinterpret_cast<const __m128i*>(rk.dec[9]));
+  for (int j = 0; j < N; ++j) x[j] = table_round<PiMap>(t.dec, _mm_xor_si128(x[j], k9));
+  for (int r = 8; r >= 1; --r) {
+    const __m128i k = _mm_load_si128(reinterpret_cast<const __m128i*>(rk.dec[r]));
+    for (int j = 0; j < N; ++j) x[j] = _mm_xor_si128(table_round(t.dec, x[j]), k);
+  }
+  const __m128i k0 = _mm_load_si128(reinterpret_cast<const __m128i*>(rk.dec[0]));
+  for (int j = 0; j < N; ++j) x[j] = _mm_xor_si128(sub_bytes(kPiInv.v, x[j]), k0);
+}
+
+}  // namespace detail
 
 }  // namespace kuznyechik
 }  // namespace warpvol

@@ -10,6 +10,7 @@
 #include "core/kdf/streebog.h"
 
 #include <cstring>
+#include <utility>
 
 #include "core/crypto/kuznyechik.h"  // kPi: GOST R 34.11-2012 and 34.12-2015 share the substitution pi
 #include "core/util/secure.h"
@@ -99,16 +100,33 @@ const Consts& consts() {
   return *cs;
 }
 
-// out = LPS(a ^ b). The bytes are read back from memory (movzx loads) rather than shifted out of registers: the
-// load ports have room to spare and this halves the ALU work per lookup.
+// out = LPS(a ^ b).
 inline void lps_xor(const uint64_t (*ax)[256], const uint64_t* a, const uint64_t* b, uint64_t* out) {
-  alignas(64) uint64_t x[8];
+  uint64_t x[8];
   for (int j = 0; j < 8; ++j) x[j] = a[j] ^ b[j];
-  const uint8_t* xb = reinterpret_cast<const uint8_t*>(x);
   for (int i = 0; i < 8; ++i) {
-    out[i] = ax[0][xb[i]] ^ ax[1][xb[8 + i]] ^ ax[2][xb[16 + i]] ^ ax[3][xb[24 + i]] ^ ax[4][xb[32 + i]] ^
-             ax[5][xb[40 + i]] ^ ax[6][xb[48 + i]] ^ ax[7][xb[56 + i]];
+    const int sh = 8 * i;
+    out[i] = ax[0][(x[0] >> sh) & 0xff] ^ ax[1][(x[1] >> sh) & 0xff] ^ ax[2][(x[2] >> sh) & 0xff] ^
+             ax[3][(x[3] >> sh) & 0xff] ^ ax[4][(x[4] >> sh) & 0xff] ^ ax[5][(x[5] >> sh) & 0xff] ^
+             ax[6][(x[6] >> sh) & 0xff] ^ ax[7][(x[7] >> sh) & 0xff];
   }
+}
+
+// h = g_N(h, m) = E(LPS(h ^ N), m) ^ h ^ m, E(K, m) = X[K13] LPSX[K12] ... LPSX[K1](m), K_{i+1} = LPS(K_i ^ C_i).
+void g(const Consts& cs, uint64_t* h, const uint64_t* n, const uint64_t* m) {
+  alignas(64) uint64_t w[4][8];  // round key and state, double-buffered
+  uint64_t *k = w[0], *s = w[1], *k2 = w[2], *s2 = w[3];
+  lps_xor(cs.ax, h, n, k);
+  lps_xor(cs.ax, k, m, s);
+  for (int i = 0; i < 11; ++i) {
+    lps_xor(cs.ax, k, cs.c[i], k2);
+    lps_xor(cs.ax, s, k2, s2);
+    std::swap(k, k2);
+    std::swap(s, s2);
+  }
+  lps_xor(cs.ax, k, cs.c[11], k2);
+  for (int j = 0; j < 8; ++j) h[j] ^= s[j] ^ k2[j] ^ m[j];
+  secure_wipe(w, sizeof w);
 }
 
 // a += b mod 2^512 (little-endian lanes).
