@@ -219,7 +219,7 @@ MkfsTool check_mkfs_available(const std::string& fs) {
     throw Error(ErrorKind::Usage, "unknown filesystem '" + fs + "' (fat, exfat, ext2, ext3, ext4, ntfs, btrfs, xfs or none)");
   const std::string path = find_program(t.program);
   if (path.empty())
-    throw Error(ErrorKind::Io, t.program + " not found: creating a " + n + " filesystem needs it (Debian package " +
+    throw Error(ErrorKind::Io, t.program + " not found: creating the " + n + " filesystem needs it (Debian package " +
                                    t.package + ": apt-get install " + t.package + "); nothing was written");
   t.program = path;
   return t;
