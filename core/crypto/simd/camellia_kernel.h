@@ -8,8 +8,16 @@
 //
 // What V provides (static): kLanes; loadg(ptrs, i) / storeg(ptrs, i, x) (16 bytes at ptrs[g] + 16 i in lane g);
 // operators ^ & |; bcast(b) (b in every byte); shl1b / shr7b (every byte shifted left by 1 / right by 7);
-// unpacklo8 / unpackhi8 (punpcklbw / punpckhbw semantics per lane); sbox<s>(x) (Camellia S-box s = 1..4 on every
-// byte); mul_x(t) (every lane, an XTS tweak, times x).
+// unpacklo8 / unpackhi8 (punpcklbw / punpckhbw semantics per lane); sbox<s, kD2>(x) (Camellia S-box s = 1..4 on
+// every byte; see below for kD2); to_d2_order / from_d2_order (see below); mul_x(t) (every lane, an XTS tweak,
+// times x).
+//
+// Block order of D2: with AES-NI the S-box output comes back permuted by ShiftRows (aesenclast) or InvShiftRows
+// (aesdeclast) inside each lane, i.e. the blocks of a plane are permuted. Instead of undoing that with a shuffle
+// before every S-box, D2's planes are kept in ShiftRows order (to_d2_order after loading, from_d2_order before
+// storing): F(D1) uses aesenclast (sbox<s, false>), whose output is then in D2's order, and F(D2) uses aesdeclast
+// (sbox<s, true>), whose output is back in D1's order. FL/FL^-1 and the key XORs do not depend on the order. With
+// GFNI nothing is permuted and to_d2_order / from_d2_order are no-ops.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -39,16 +47,17 @@ struct Kernel {
     }
   }
 
-  // other ^= F(in, k) on planes. S-boxes by byte position: s1 s2 s3 s4 s2 s3 s4 s1.
+  // other ^= F(in, k) on planes (kD2: in is D2). S-boxes by byte position: s1 s2 s3 s4 s2 s3 s4 s1.
+  template <bool kD2>
   static CAMELLIA_INLINE void f(const uint8_t* k, const V* in, V* other) {
-    V z0 = V::template sbox<1>(in[0] ^ V::bcast(k[0]));
-    V z1 = V::template sbox<2>(in[1] ^ V::bcast(k[1]));
-    V z2 = V::template sbox<3>(in[2] ^ V::bcast(k[2]));
-    V z3 = V::template sbox<4>(in[3] ^ V::bcast(k[3]));
-    V z4 = V::template sbox<2>(in[4] ^ V::bcast(k[4]));
-    V z5 = V::template sbox<3>(in[5] ^ V::bcast(k[5]));
-    V z6 = V::template sbox<4>(in[6] ^ V::bcast(k[6]));
-    V z7 = V::template sbox<1>(in[7] ^ V::bcast(k[7]));
+    V z0 = V::template sbox<1, kD2>(in[0] ^ V::bcast(k[0]));
+    V z1 = V::template sbox<2, kD2>(in[1] ^ V::bcast(k[1]));
+    V z2 = V::template sbox<3, kD2>(in[2] ^ V::bcast(k[2]));
+    V z3 = V::template sbox<4, kD2>(in[3] ^ V::bcast(k[3]));
+    V z4 = V::template sbox<2, kD2>(in[4] ^ V::bcast(k[4]));
+    V z5 = V::template sbox<3, kD2>(in[5] ^ V::bcast(k[5]));
+    V z6 = V::template sbox<4, kD2>(in[6] ^ V::bcast(k[6]));
+    V z7 = V::template sbox<1, kD2>(in[7] ^ V::bcast(k[7]));
     // P-function as 16 XORs; afterwards z0..z3 = y5..y8 and z4..z7 = y1..y4 (RFC 3713 numbering, checked
     // symbolically when this sequence was chosen and by every test vector).
     z0 = z0 ^ z5, z1 = z1 ^ z6, z2 = z2 ^ z7, z3 = z3 ^ z4;
@@ -84,13 +93,13 @@ struct Kernel {
   static CAMELLIA_INLINE void crypt(const CamelliaSchedule* s, V (&p)[16]) {
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; ++j) {
       p[j] = p[j] ^ V::bcast(s->sk[0][j]);
-      p[8 + j] = p[8 + j] ^ V::bcast(s->sk[1][j]);
+      p[8 + j] = V::to_d2_order(p[8 + j] ^ V::bcast(s->sk[1][j]));
     }
     int i = 2;
     for (int part = 0; part < 4; ++part) {
       for (int r = 0; r < 3; ++r) {
-        f(s->sk[i++], p, p + 8);
-        f(s->sk[i++], p + 8, p);
+        f<false>(s->sk[i++], p, p + 8);
+        f<true>(s->sk[i++], p + 8, p);
       }
       if (part < 3) {
         fl(s->sk[i++], p);
@@ -98,7 +107,7 @@ struct Kernel {
       }
     }
     _Pragma("GCC unroll 8") for (int j = 0; j < 8; ++j) {
-      const V d2 = p[8 + j] ^ V::bcast(s->sk[32][j]);
+      const V d2 = V::from_d2_order(p[8 + j]) ^ V::bcast(s->sk[32][j]);
       const V d1 = p[j] ^ V::bcast(s->sk[33][j]);
       p[j] = d2;
       p[8 + j] = d1;

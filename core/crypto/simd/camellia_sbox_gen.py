@@ -17,6 +17,9 @@ Outputs, per S-box S = 1..4:
      (bit i of the result = parity(x & byte[7 - i] of the matrix) ^ bit i of the constant).
   AES-NI (aesenclast with a zero round key computes ShiftRows(SubBytes(x)) = ShiftRows(M * inv(x) ^ 0x63)): the
      affine maps as 4-bit-nibble lookup tables for pshufb, the post map absorbing M^-1 and 0x63.
+  AES-NI, aesdeclast form (InvShiftRows(InvSubBytes(z)), InvSubBytes(z) = inv(M^-1 (z ^ 0x63))): the pre map
+     absorbs M and 0x63, the post map is B itself. The kernel uses aesenclast for F(D1) and aesdeclast for F(D2), so
+     the two ShiftRows permutations cancel instead of being undone with a shuffle before every S-box.
 
 Usage: python3 camellia_sbox_gen.py > camellia_consts.h
 """
@@ -227,6 +230,11 @@ def main():
     assert aes_sbox(0) == 0x63 and aes_sbox(1) == 0x7C and aes_sbox(0x53) == 0xED
     Minv = inverse_cols(M)
     post_aes = [(compose(Bs, Minv), lin(compose(Bs, Minv), 0x63) ^ cs) for Bs, cs in post]
+    pre_dec = [(compose(M, As), lin(M, cs) ^ 0x63) for As, cs in pre]
+
+    def aes_inv_sbox(z):
+        return INV[lin(Minv, z ^ 0x63)]
+    assert all(aes_sbox(aes_inv_sbox(z)) == z for z in range(256))
     out = []
     for s in range(4):
         pm, pc = pre[s]
@@ -236,10 +244,15 @@ def main():
             assert gfni_affine(INV[gfni_affine(x, gfni_qword(pm), pc)], gfni_qword(qm), qc) == sboxes[s][x]
             z = lin(pm, x) ^ pc
             assert lin(am, aes_sbox(z)) ^ ac == sboxes[s][x]
+            zd = lin(pre_dec[s][0], x) ^ pre_dec[s][1]
+            assert lin(qm, aes_inv_sbox(zd)) ^ qc == sboxes[s][x]
         out.append(dict(
             pre_q=gfni_qword(pm), pre_c=pc, post_q=gfni_qword(qm), post_c=qc,
             pre_lo=[lin(pm, n) ^ pc for n in range(16)], pre_hi=[lin(pm, n << 4) for n in range(16)],
-            aes_lo=[lin(am, n) ^ ac for n in range(16)], aes_hi=[lin(am, n << 4) for n in range(16)]))
+            aes_lo=[lin(am, n) ^ ac for n in range(16)], aes_hi=[lin(am, n << 4) for n in range(16)],
+            dpre_lo=[lin(pre_dec[s][0], n) ^ pre_dec[s][1] for n in range(16)],
+            dpre_hi=[lin(pre_dec[s][0], n << 4) for n in range(16)],
+            dpost_lo=[lin(qm, n) ^ qc for n in range(16)], dpost_hi=[lin(qm, n << 4) for n in range(16)]))
 
     def arr(v):
         return "{" + ", ".join(f"0x{x:02x}" for x in v) + "}"
@@ -264,7 +277,11 @@ def main():
     print("inline constexpr uint8_t kGfniPostC[4] = {" + ", ".join(f"0x{o['post_c']:02x}" for o in out) + "};\n")
     print("// AES-NI: z = kPreLo[x & 15] ^ kPreHi[x >> 4]; s(x) = kPostLo[y & 15] ^ kPostHi[y >> 4] with y the AES")
     print("// S-box of z (aesenclast with a zero key, after undoing its ShiftRows).")
-    for name, key in (("kPreLo", "pre_lo"), ("kPreHi", "pre_hi"), ("kPostLo", "aes_lo"), ("kPostHi", "aes_hi")):
+    print("// aesdeclast form: z = kDecPreLo[x & 15] ^ kDecPreHi[x >> 4]; s(x) = kDecPostLo[y & 15] ^ kDecPostHi[y >> 4]")
+    print("// with y the AES inverse S-box of z.")
+    for name, key in (("kPreLo", "pre_lo"), ("kPreHi", "pre_hi"), ("kPostLo", "aes_lo"), ("kPostHi", "aes_hi"),
+                      ("kDecPreLo", "dpre_lo"), ("kDecPreHi", "dpre_hi"), ("kDecPostLo", "dpost_lo"),
+                      ("kDecPostHi", "dpost_hi")):
         print(f"alignas(16) inline constexpr uint8_t {name}[4][16] = {{" + ", ".join(arr(o[key]) for o in out) + "};")
     print("\n}  // namespace warpvol::simd::camellia")
 

@@ -2,8 +2,10 @@
 // one byte position of all blocks ("plane"), the S-boxes run on whole planes, and the P-function and the Feistel
 // XORs become XORs of planes. The S-boxes use the AES hardware (Camellia's S-box is affine-equivalent to the
 // inversion in GF(2^8) that AES's S-box contains; camellia_sbox_gen.py derives the affine maps):
-//   AES-NI / AVX2+VAES: nibble-table affine maps (pshufb) around aesenclast with a zero key (the technique of
-//                       the Linux kernel's camellia-aesni-avx), 16 / 32 blocks per batch;
+//   AES-NI / AVX2+VAES: nibble-table affine maps (pshufb) around aesenclast / aesdeclast with a zero key (the
+//                       technique of the Linux kernel's camellia-aesni-avx; here F(D1) uses aesenclast and F(D2)
+//                       aesdeclast so their ShiftRows permutations cancel, see camellia_kernel.h), 16 / 32 blocks
+//                       per batch;
 //   AVX-512+GFNI:       vgf2p8affineqb + vgf2p8affineinvqb per plane, 64 blocks per batch.
 // Why not Crypto++: its Camellia is a one-block table implementation (~0.3 GB/s per core quoted on the dev
 // machine). Own key schedule (RFC 3713), checked against Crypto++ and the ECB vectors in the tests.

@@ -1,5 +1,5 @@
 // Camellia-XTS with AES-NI on 128-bit vectors: 16 blocks per batch (half a data unit), S-boxes as nibble-table
-// affine maps (pshufb) around aesenclast. See camellia_xts.h.
+// affine maps (pshufb) around aesenclast/aesdeclast. See camellia_xts.h.
 #include <immintrin.h>
 
 #include "core/crypto/simd/camellia_consts.h"
@@ -28,16 +28,29 @@ struct V128 {
   static CAMELLIA_INLINE V128 unpacklo8(V128 a, V128 b) { return {_mm_unpacklo_epi8(a.v, b.v)}; }
   static CAMELLIA_INLINE V128 unpackhi8(V128 a, V128 b) { return {_mm_unpackhi_epi8(a.v, b.v)}; }
   static CAMELLIA_INLINE __m128i table(const uint8_t* t) { return _mm_load_si128(reinterpret_cast<const __m128i*>(t)); }
-  template <int s>
-  static CAMELLIA_INLINE V128 sbox(V128 x) {
+  static CAMELLIA_INLINE __m128i affine(__m128i x, const uint8_t* lo, const uint8_t* hi) {
     const __m128i m4 = _mm_set1_epi8(0x0f);
-    // aesenclast applies ShiftRows after SubBytes: undo it beforehand (byte i <- byte InvShiftRows[i]).
-    const __m128i inv_sr = _mm_setr_epi8(0, 13, 10, 7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3);
-    __m128i z = _mm_xor_si128(_mm_shuffle_epi8(table(kPreLo[s - 1]), _mm_and_si128(x.v, m4)),
-                              _mm_shuffle_epi8(table(kPreHi[s - 1]), _mm_and_si128(_mm_srli_epi16(x.v, 4), m4)));
-    z = _mm_aesenclast_si128(_mm_shuffle_epi8(z, inv_sr), _mm_setzero_si128());
-    return {_mm_xor_si128(_mm_shuffle_epi8(table(kPostLo[s - 1]), _mm_and_si128(z, m4)),
-                          _mm_shuffle_epi8(table(kPostHi[s - 1]), _mm_and_si128(_mm_srli_epi16(z, 4), m4)))};
+    return _mm_xor_si128(_mm_shuffle_epi8(table(lo), _mm_and_si128(x, m4)),
+                         _mm_shuffle_epi8(table(hi), _mm_and_si128(_mm_srli_epi16(x, 4), m4)));
+  }
+  // S-box s on every byte; the result comes back permuted by ShiftRows (aesenclast, !kD2) or InvShiftRows
+  // (aesdeclast, kD2); see camellia_kernel.h.
+  template <int s, bool kD2>
+  static CAMELLIA_INLINE V128 sbox(V128 x) {
+    if constexpr (!kD2) {
+      const __m128i z = _mm_aesenclast_si128(affine(x.v, kPreLo[s - 1], kPreHi[s - 1]), _mm_setzero_si128());
+      return {affine(z, kPostLo[s - 1], kPostHi[s - 1])};
+    } else {
+      const __m128i z = _mm_aesdeclast_si128(affine(x.v, kDecPreLo[s - 1], kDecPreHi[s - 1]), _mm_setzero_si128());
+      return {affine(z, kDecPostLo[s - 1], kDecPostHi[s - 1])};
+    }
+  }
+  // Block i of a D2 plane <- block ShiftRows[i] (vpshufb gather indices), and back.
+  static CAMELLIA_INLINE V128 to_d2_order(V128 x) {
+    return {_mm_shuffle_epi8(x.v, _mm_setr_epi8(0, 5, 10, 15, 4, 9, 14, 3, 8, 13, 2, 7, 12, 1, 6, 11))};
+  }
+  static CAMELLIA_INLINE V128 from_d2_order(V128 x) {
+    return {_mm_shuffle_epi8(x.v, _mm_setr_epi8(0, 13, 10, 7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3))};
   }
   static CAMELLIA_INLINE V128 mul_x(V128 t) {  // t * x (see serpent_xts_aesni.cpp, k = 1)
     const __m128i out = _mm_shuffle_epi32(_mm_srli_epi64(t.v, 63), 0x4E);

@@ -1,5 +1,6 @@
 // Camellia-XTS with AVX2 + VAES: 32 blocks (one data unit: blocks 0..15 in lane 0, 16..31 in lane 1) per batch,
-// S-boxes as nibble-table affine maps (vpshufb) around 256-bit vaesenclast. Uses no GFNI. See camellia_xts.h.
+// S-boxes as nibble-table affine maps (vpshufb) around 256-bit vaesenclast/vaesdeclast. Uses no GFNI.
+// See camellia_xts.h.
 #include <immintrin.h>
 
 #include "core/crypto/simd/camellia_consts.h"
@@ -35,19 +36,32 @@ struct V256 {
   static CAMELLIA_INLINE __m256i table(const uint8_t* t) {
     return _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(t)));
   }
-  template <int s>
-  static CAMELLIA_INLINE V256 sbox(V256 x) {
+  static CAMELLIA_INLINE __m256i affine(__m256i x, const uint8_t* lo, const uint8_t* hi) {
     const __m256i m4 = _mm256_set1_epi8(0x0f);
-    // vaesenclast applies ShiftRows after SubBytes: undo it beforehand (byte i <- byte InvShiftRows[i]).
-    const __m256i inv_sr = _mm256_setr_epi8(0, 13, 10, 7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3, 0, 13, 10, 7, 4, 1,
-                                            14, 11, 8, 5, 2, 15, 12, 9, 6, 3);
-    __m256i z = _mm256_xor_si256(
-        _mm256_shuffle_epi8(table(kPreLo[s - 1]), _mm256_and_si256(x.v, m4)),
-        _mm256_shuffle_epi8(table(kPreHi[s - 1]), _mm256_and_si256(_mm256_srli_epi16(x.v, 4), m4)));
-    z = _mm256_aesenclast_epi128(_mm256_shuffle_epi8(z, inv_sr), _mm256_setzero_si256());
-    return {_mm256_xor_si256(
-        _mm256_shuffle_epi8(table(kPostLo[s - 1]), _mm256_and_si256(z, m4)),
-        _mm256_shuffle_epi8(table(kPostHi[s - 1]), _mm256_and_si256(_mm256_srli_epi16(z, 4), m4)))};
+    return _mm256_xor_si256(_mm256_shuffle_epi8(table(lo), _mm256_and_si256(x, m4)),
+                            _mm256_shuffle_epi8(table(hi), _mm256_and_si256(_mm256_srli_epi16(x, 4), m4)));
+  }
+  // S-box s on every byte; the result comes back permuted by ShiftRows (vaesenclast, !kD2) or InvShiftRows
+  // (vaesdeclast, kD2) inside each lane; see camellia_kernel.h.
+  template <int s, bool kD2>
+  static CAMELLIA_INLINE V256 sbox(V256 x) {
+    if constexpr (!kD2) {
+      const __m256i z = _mm256_aesenclast_epi128(affine(x.v, kPreLo[s - 1], kPreHi[s - 1]), _mm256_setzero_si256());
+      return {affine(z, kPostLo[s - 1], kPostHi[s - 1])};
+    } else {
+      const __m256i z =
+          _mm256_aesdeclast_epi128(affine(x.v, kDecPreLo[s - 1], kDecPreHi[s - 1]), _mm256_setzero_si256());
+      return {affine(z, kDecPostLo[s - 1], kDecPostHi[s - 1])};
+    }
+  }
+  // Block i of a D2 plane <- block ShiftRows[i] within each lane (vpshufb gather indices), and back.
+  static CAMELLIA_INLINE V256 to_d2_order(V256 x) {
+    return {_mm256_shuffle_epi8(x.v, _mm256_setr_epi8(0, 5, 10, 15, 4, 9, 14, 3, 8, 13, 2, 7, 12, 1, 6, 11, 0, 5, 10,
+                                                      15, 4, 9, 14, 3, 8, 13, 2, 7, 12, 1, 6, 11))};
+  }
+  static CAMELLIA_INLINE V256 from_d2_order(V256 x) {
+    return {_mm256_shuffle_epi8(x.v, _mm256_setr_epi8(0, 13, 10, 7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3, 0, 13, 10,
+                                                      7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3))};
   }
   static CAMELLIA_INLINE V256 mul_x(V256 t) {  // t * x per lane (see serpent_xts_aesni.cpp, k = 1)
     const __m256i out = _mm256_shuffle_epi32(_mm256_srli_epi64(t.v, 63), 0x4E);

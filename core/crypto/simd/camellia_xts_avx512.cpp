@@ -38,11 +38,13 @@ struct V512 {
   }
   static CAMELLIA_INLINE V512 unpacklo8(V512 a, V512 b) { return {_mm512_unpacklo_epi8(a.v, b.v)}; }
   static CAMELLIA_INLINE V512 unpackhi8(V512 a, V512 b) { return {_mm512_unpackhi_epi8(a.v, b.v)}; }
-  template <int s>
+  template <int s, bool kD2>  // GFNI permutes nothing: one form for both halves
   static CAMELLIA_INLINE V512 sbox(V512 x) {
     const __m512i z = _mm512_gf2p8affine_epi64_epi8(x.v, _mm512_set1_epi64(int64_t(kGfniPre[s - 1])), kGfniPreC[s - 1]);
     return {_mm512_gf2p8affineinv_epi64_epi8(z, _mm512_set1_epi64(int64_t(kGfniPost[s - 1])), kGfniPostC[s - 1])};
   }
+  static CAMELLIA_INLINE V512 to_d2_order(V512 x) { return x; }
+  static CAMELLIA_INLINE V512 from_d2_order(V512 x) { return x; }
   static CAMELLIA_INLINE V512 mul_x(V512 t) {  // t * x per lane (see serpent_xts_aesni.cpp, k = 1)
     const __m512i out = _mm512_shuffle_epi32(_mm512_srli_epi64(t.v, 63), _MM_PERM_BADC);
     const __m512i red = _mm512_ternarylogic_epi64(_mm512_slli_epi64(out, 1), _mm512_slli_epi64(out, 2),
