@@ -45,6 +45,39 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
   bool producer_done = false, abort = false;
   std::exception_ptr writer_error;
 
+  // Background fsync: the writer only signals; a separate thread syncs, so the disk writes back while the engine
+  // and the writer keep going (a blocking fsync in the writer would stall the whole pipeline for its duration).
+  // BlockFile::sync() concurrent with write_at() is fine for PosixFile (fsync and pwrite on one descriptor).
+  std::mutex sync_mu;
+  std::condition_variable sync_cv;
+  bool sync_wanted = false, sync_stop = false;
+  std::exception_ptr sync_error;
+  std::thread syncer;
+  if (opt.sync_every && opt.sync_every < length) {
+    syncer = std::thread([&] {
+      for (;;) {
+        {
+          std::unique_lock<std::mutex> lk(sync_mu);
+          sync_cv.wait(lk, [&] { return sync_wanted || sync_stop; });
+          if (!sync_wanted) return;
+          sync_wanted = false;
+        }
+        try {
+          file.sync();
+        } catch (...) {
+          {
+            std::lock_guard<std::mutex> lk(sync_mu);
+            if (!sync_error) sync_error = std::current_exception();
+          }
+          std::lock_guard<std::mutex> lk(mu);
+          abort = true;
+          cv.notify_all();
+          return;
+        }
+      }
+    });
+  }
+
   // Writer: waits for each chunk's encryption in order, writes it, returns the buffer to the free list.
   std::thread writer([&] {
     uint64_t since_sync = 0, done = 0;
@@ -70,8 +103,12 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
           file.write_at(offset + s.pos, s.buf.data(), s.len);
           done += s.len;
           since_sync += s.len;
-          if (opt.sync_every && since_sync >= opt.sync_every && done < length) {
-            file.sync();
+          if (syncer.joinable() && since_sync >= opt.sync_every && done < length) {
+            {
+              std::lock_guard<std::mutex> lk(sync_mu);
+              sync_wanted = true;
+            }
+            sync_cv.notify_one();
             since_sync = 0;
           }
           if (opt.progress) {
@@ -129,9 +166,18 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
   }
   cv.notify_all();
   writer.join();  // the writer waits for every submitted future, so no engine work outlives the buffers
+  if (syncer.joinable()) {
+    {
+      std::lock_guard<std::mutex> lk(sync_mu);
+      sync_stop = true;
+    }
+    sync_cv.notify_one();
+    syncer.join();
+  }
   for (auto& s : slots) secure_wipe(s.buf.data(), s.buf.size());
   if (producer_error) std::rethrow_exception(producer_error);
   if (writer_error) std::rethrow_exception(writer_error);
+  if (sync_error) std::rethrow_exception(sync_error);
   if (opt.cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
   pu.bytes_done = length;
   pu.finished = true;

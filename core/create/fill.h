@@ -1,8 +1,9 @@
 // The encrypt-and-write loop shared by create (fill), import and anything else that writes a whole data area:
 // three stages overlap — the caller's source fills a plaintext buffer, the engine encrypts it (asynchronously,
 // XtsEngine::submit, so the GPU is used when the engine has one), a writer thread stores it — with a small ring
-// of large buffers. The writer also fsync()s every `sync_every` bytes so that the disk works while the engine
-// does, instead of one long fsync at the end.
+// of large buffers. Every `sync_every` bytes a background thread fsync()s the file, so the disk writes back while
+// the engine works instead of in one long fsync at the end (the file must allow sync() concurrently with
+// write_at(), as PosixFile does).
 #pragma once
 #include <cstdint>
 #include <functional>
