@@ -280,7 +280,7 @@ TEST_CASE("convert: a real TrueCrypt 7 volume (tc-play test_long.tc) becomes Ver
   CHECK(run_warpvol({"convert", p, "--to", "veracrypt", "--pim", "1", "--password-stdin"}, pw + "\n").code == 2);
 }
 
-TEST_CASE("convert: a TrueCrypt SHA-512 header keeps its PRF; crash points leave TC or VC header working",
+TEST_CASE("convert: a TrueCrypt SHA-512 header keeps its PRF, and crash points leave a TC or VC header working",
           "[create][convert][crash]") {
   TempDir dir;
   const std::string p = dir.file("tc512.tc");

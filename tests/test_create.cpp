@@ -299,7 +299,7 @@ TEST_CASE("create: crash points (FailFile) at every write and sync leave no volu
   }
 }
 
-TEST_CASE("create: hidden volume inside an outer volume; outer data untouched; both open", "[create][hidden]") {
+TEST_CASE("create: hidden volume inside an outer volume, outer data untouched, both open", "[create][hidden]") {
   TempDir dir;
   const std::string p = dir.file("outer.hc");
   create_volume(normal_options(p, 2 << 20, "outer-pw", ChainId::Aes, PrfId::Sha512, false));

@@ -90,7 +90,7 @@ TEST_CASE("backup and restore: bad options, existing backup file, non-backup fil
   CHECK(file_bytes(v) == vb);
 }
 
-TEST_CASE("backup with the hidden volume's credentials holds both headers; restore picks the right slot",
+TEST_CASE("backup with the hidden volume's credentials holds both headers, restore picks the right slot",
           "[create][backup][hidden]") {
   TempDir dir;
   const std::string v = dir.file("oh.hc"), bk = dir.file("oh.hdr");
