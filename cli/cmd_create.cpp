@@ -3,6 +3,12 @@
 // VeraCrypt's option names and values; defaults AES, SHA-512, default PIM. All checks (option values, size
 // bounds, free space, writable folder, existing file, keyfiles) run before anything is written; the file
 // appears only when complete (core/create/create.h).
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -137,11 +143,32 @@ class CreateCommand final : public Command {
     else throw Error(ErrorKind::Usage, "--type must be normal or hidden");
     fill_new_volume_options(vm, o, ctx);
     o.quick = vm.count("quick") > 0;
-    if (!vm.count("size")) throw Error(ErrorKind::Usage, "--size is required (e.g. --size 100M, or --size max)");
-    const std::string size = vm["size"].as<std::string>();
-    if (size == "max") o.size_max = true;
-    else o.size = parse_size(size);
-    if (o.size == 0 && !o.size_max) throw Error(ErrorKind::Usage, "--size must be greater than 0");
+    struct stat target_st;
+    const bool block_device = o.type == CreateType::Normal && ::stat(o.path.c_str(), &target_st) == 0 &&
+                              S_ISBLK(target_st.st_mode);
+    if (vm.count("size")) {
+      const std::string size = vm["size"].as<std::string>();
+      if (size == "max") o.size_max = true;
+      else o.size = parse_size(size);
+      if (o.size == 0 && !o.size_max) throw Error(ErrorKind::Usage, "--size must be greater than 0");
+    } else if (!block_device) {  // a block device is used whole
+      throw Error(ErrorKind::Usage, "--size is required (e.g. --size 100M, or --size max)");
+    }
+    if (block_device) {
+      // As VeraCrypt: the header's sector size is the device's logical sector size.
+      int fd = ::open(o.path.c_str(), O_RDONLY | O_CLOEXEC);
+      int lss = 0;
+      if (fd >= 0) {
+        if (::ioctl(fd, BLKSSZGET, &lss) != 0) lss = 0;
+        ::close(fd);
+      }
+      if (lss == 512 || lss == 4096) {
+        if (vm["sector-size"].defaulted()) o.sector_size = uint32_t(lss);
+        else if (o.sector_size != uint32_t(lss))
+          throw Error(ErrorKind::Usage, o.path + " has " + std::to_string(lss) + "-byte sectors; --sector-size " +
+                                            std::to_string(o.sector_size) + " does not match");
+      }
+    }
     const bool outer_given = any_option_with_prefix(vm, "outer-");
     if (outer_given && o.type != CreateType::Hidden)
       throw Error(ErrorKind::Usage, "--outer-* options are for --type hidden");

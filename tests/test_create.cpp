@@ -542,3 +542,37 @@ TEST_CASE("random: getrandom output, random-source mixing changes the bytes", "[
   CHECK(!random_source_set());
   CHECK_THROWS_AS(set_random_source(dir.file("missing")), Error);
 }
+
+TEST_CASE("create on a block device: needs --force, uses the whole device and its sector size", "[create][device]") {
+  TempDir dir;
+  const std::string img = dir.file("dev.img");
+  write_bytes(img, std::vector<uint8_t>(2 << 20, 0));
+  std::string dev;
+  {
+    FILE* p = ::popen(("losetup -f --show --sector-size 4096 " + img + " 2>/dev/null").c_str(), "r");
+    char buf[256] = {0};
+    if (p && std::fgets(buf, sizeof buf, p)) dev = buf;
+    if (p) ::pclose(p);
+    while (!dev.empty() && (dev.back() == '\n' || dev.back() == ' ')) dev.pop_back();
+  }
+  if (dev.empty()) {
+    WARN("skipped: no loop device (needs root and losetup)");
+    return;
+  }
+  struct Detach {
+    std::string d;
+    ~Detach() { (void)std::system(("losetup -d " + d).c_str()); }
+  } detach{dev};
+  auto r = run_warpvol({"create", dev, "--pim", "1", "--password-stdin"}, "device-password\n");
+  CHECK(r.code == 5);
+  r = run_warpvol({"create", dev, "--pim", "1", "--password-stdin", "--force", "--encryption", "twofish"},
+                  "device-password\n");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  OpenedHeader h = open_volume(dev, open_opts("device-password"));
+  CHECK(h.fields.sector_size == 4096);
+  CHECK(h.data_size == (2u << 20) - 262144);
+  CHECK(h.chain == ChainId::Twofish);
+  CHECK(run_warpvol({"create", dev, "--pim", "1", "--password-stdin", "--force", "--sector-size", "512"},
+                    "device-password\n").code == 1);
+}
