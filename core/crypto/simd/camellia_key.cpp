@@ -81,8 +81,8 @@ void rotl128(uint64_t hi, uint64_t lo, int n, uint64_t* oh, uint64_t* ol) {
 void expand_key(const uint8_t* key, CamelliaSchedule* enc, CamelliaSchedule* dec) {
   constexpr uint64_t kSigma[6] = {0xA09E667F3BCC908Bull, 0xB67AE8584CAA73B2ull, 0xC6EF372FE94F82BEull,
                                   0x54FF53A5F1D36F1Cull, 0x10E527FADE682D1Dull, 0xB05688C2B3E6C1FDull};
-  const uint64_t kl[2] = {load_be64(key), load_be64(key + 8)};
-  const uint64_t kr[2] = {load_be64(key + 16), load_be64(key + 24)};
+  uint64_t kl[2] = {load_be64(key), load_be64(key + 8)};
+  uint64_t kr[2] = {load_be64(key + 16), load_be64(key + 24)};
   uint64_t d1 = kl[0] ^ kr[0], d2 = kl[1] ^ kr[1];
   d2 ^= f(d1, kSigma[0]);
   d1 ^= f(d2, kSigma[1]);
@@ -90,16 +90,16 @@ void expand_key(const uint8_t* key, CamelliaSchedule* enc, CamelliaSchedule* dec
   d2 ^= kl[1];
   d2 ^= f(d1, kSigma[2]);
   d1 ^= f(d2, kSigma[3]);
-  const uint64_t ka[2] = {d1, d2};
+  uint64_t ka[2] = {d1, d2};
   d1 = ka[0] ^ kr[0];
   d2 = ka[1] ^ kr[1];
   d2 ^= f(d1, kSigma[4]);
   d1 ^= f(d2, kSigma[5]);
-  const uint64_t kb[2] = {d1, d2};
+  uint64_t kb[2] = {d1, d2};
 
   // RFC 3713 section 2.2, 256-bit key: (source, rotation) for each pair of subkeys, in the order of use.
   struct Pair {
-    const uint64_t* src;
+    uint64_t* src;
     int rot;
   };
   const Pair pairs[17] = {{kl, 0},  {kb, 0},  {kr, 15}, {ka, 15}, {kr, 30}, {kb, 30},  {kl, 45},  {ka, 45}, {kl, 60},
@@ -118,6 +118,8 @@ void expand_key(const uint8_t* key, CamelliaSchedule* enc, CamelliaSchedule* dec
   volatile uint64_t* w[] = {sk, ds};
   for (auto* p : w)
     for (int i = 0; i < kSubkeys; ++i) p[i] = 0;
+  volatile uint64_t* halves[] = {kl, kr, ka, kb};
+  for (auto* p : halves) p[0] = p[1] = 0;
 }
 
 void crypt_block(const CamelliaSchedule* s, const uint8_t* in, uint8_t* out) {
