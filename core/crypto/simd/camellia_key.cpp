@@ -119,7 +119,10 @@ void expand_key(const uint8_t* key, CamelliaSchedule* enc, CamelliaSchedule* dec
   for (auto* p : w)
     for (int i = 0; i < kSubkeys; ++i) p[i] = 0;
   volatile uint64_t* halves[] = {kl, kr, ka, kb};
-  for (auto* p : halves) p[0] = p[1] = 0;
+  for (auto* p : halves) {
+    p[0] = 0;
+    p[1] = 0;
+  }
 }
 
 void crypt_block(const CamelliaSchedule* s, const uint8_t* in, uint8_t* out) {
