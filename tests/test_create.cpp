@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -575,4 +576,35 @@ TEST_CASE("create on a block device: needs --force, uses the whole device and it
   CHECK(h.chain == ChainId::Twofish);
   CHECK(run_warpvol({"create", dev, "--pim", "1", "--password-stdin", "--force", "--sector-size", "512"},
                     "device-password\n").code == 1);
+}
+
+TEST_CASE("create through the binary: SIGINT during the fill exits 6 and leaves no file", "[create][cli]") {
+  TempDir dir;
+  const std::string v = dir.file("sigint.hc");
+  // --progress-json prints a line per chunk on stderr: interrupt once the fill has started.
+  auto r = run_warpvol_signal({"create", v, "--size", "2G", "--pim", "1", "--password-stdin", "--progress-json",
+                               "--chunk-size", "1M"},
+                              "sigint-password\n", SIGINT, "\"bytes_done\"", 20000);
+  INFO(r.err);
+  CHECK(r.code == 6);
+  CHECK(dir_entries(dir.path().string()).empty());
+}
+
+TEST_CASE("import: bad values are usage errors and write nothing", "[create][import][cli]") {
+  TempDir dir;
+  const std::string raw = dir.file("raw"), out = dir.file("out.hc");
+  write_bytes(raw, pattern(5000, 2));
+  for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
+           {"--encryption", "des"}, {"--hash", "md4"}, {"--pim", "-2"}, {"--sector-size", "2048"},
+           {"--size", "1M"}, {"--chunk-size", "12345"}}) {
+    std::vector<std::string> args = {"import", raw, out, "--password-stdin"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run_warpvol(args, "import-password\n");
+    CAPTURE(extra, r.err);
+    CHECK(r.code == 1);
+    CHECK(dir_entries(dir.path().string()) == std::vector<std::string>{"raw"});
+  }
+  CHECK(run_warpvol({"import", dir.file("missing"), out, "--password-stdin"}, "pw\n").code == 3);
+  CHECK(run_warpvol({"import", raw, raw, "--force", "--password-stdin"}, "pw\n").code == 1);
+  CHECK(file_bytes(raw) == pattern(5000, 2));
 }

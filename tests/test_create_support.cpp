@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <csignal>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,7 +21,23 @@ namespace wvtest {
 
 using namespace warpvol;
 
+namespace {
+RunResult run_impl(const std::vector<std::string>& args, const std::string& input, int sig,
+                   const std::string& wait_for, int timeout_ms);
+}
+
 RunResult run_warpvol(const std::vector<std::string>& args, const std::string& input) {
+  return run_impl(args, input, 0, "", 0);
+}
+
+RunResult run_warpvol_signal(const std::vector<std::string>& args, const std::string& input, int sig,
+                             const std::string& wait_for_in_err, int timeout_ms) {
+  return run_impl(args, input, sig, wait_for_in_err, timeout_ms);
+}
+
+namespace {
+RunResult run_impl(const std::vector<std::string>& args, const std::string& input, int sig,
+                   const std::string& wait_for, int timeout_ms) {
   TempDir io;
   const std::string in_path = io.file("in"), out_path = io.file("out"), err_path = io.file("err");
   { std::ofstream(in_path, std::ios::binary) << input; }
@@ -42,13 +59,26 @@ RunResult run_warpvol(const std::vector<std::string>& args, const std::string& i
     ::_exit(127);
   }
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  if (sig) {
+    for (int waited = 0;; waited += 10) {
+      if (::waitpid(pid, &status, WNOHANG) == pid) break;
+      if (waited >= timeout_ms || (!wait_for.empty() && read_text(err_path).find(wait_for) != std::string::npos)) {
+        ::kill(pid, sig);
+        ::waitpid(pid, &status, 0);
+        break;
+      }
+      ::usleep(10000);
+    }
+  } else {
+    ::waitpid(pid, &status, 0);
+  }
   RunResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   r.out = read_text(out_path);
   r.err = read_text(err_path);
   return r;
 }
+}  // namespace
 
 Credentials creds(const std::string& password, int pim, std::vector<std::string> keyfiles) {
   Credentials c;

@@ -17,6 +17,10 @@ struct RunResult {
 };
 // Runs warpvol with args; `input` is fed to its stdin (then EOF). Never goes through a shell.
 RunResult run_warpvol(const std::vector<std::string>& args, const std::string& input = "");
+// Same, sending `sig` to it once `ready(err_so_far)` is true (polled every 10 ms; err is its stderr so far) or
+// after timeout_ms.
+RunResult run_warpvol_signal(const std::vector<std::string>& args, const std::string& input, int sig,
+                             const std::string& wait_for_in_err, int timeout_ms);
 
 warpvol::Credentials creds(const std::string& password, int pim = 1, std::vector<std::string> keyfiles = {});
 warpvol::OpenOptions open_opts(const std::string& password, int pim = 1, std::vector<std::string> keyfiles = {});
