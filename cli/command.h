@@ -71,6 +71,7 @@ std::unique_ptr<Command> make_backup_headers_command();   // cmd_backup_headers.
 std::unique_ptr<Command> make_restore_headers_command();  // cmd_restore_headers.cpp
 std::unique_ptr<Command> make_convert_command();          // cmd_convert.cpp
 std::unique_ptr<Command> make_keyfile_command();          // cmd_keyfile.cpp
+std::unique_ptr<Command> make_reencrypt_command();        // cmd_reencrypt.cpp (re-encryption owner)
 
 // Shared option helpers.
 // --engine cpu|gpu|auto (export) from vm; Usage error on a bad value.

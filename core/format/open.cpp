@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/kdf/keyfiles.h"
+#include "core/reencrypt/marker.h"
 #include "core/util/bytes.h"
 #include "core/util/error.h"
 
@@ -253,6 +254,11 @@ OpenedHeader finish(BlockFile& file, const OpenOptions& opt, const Found& f) {
   const HeaderFields& h = o.fields;
   const uint64_t H = file.size();
 
+  // A container in the middle of `warpvol reencrypt` (core/reencrypt/marker.h): data half old, half new.
+  if (h.required_version == kReencryptMarkerVersion)
+    throw Error(ErrorKind::Format, file.path() + " " + kHalfReencryptedPhrase +
+                                       ": run 'warpvol reencrypt --resume' on it with its old and new credentials "
+                                       "(the journal " + file.path() + kReencryptJournalSuffix + " must be present)");
   if (c.format == VolumeFormat::VeraCrypt && h.required_version > kMaxSupportedRequiredVersion)
     throw Error(ErrorKind::Format, "the volume needs a newer program (required program version 0x" +
                                        to_hex(std::vector<uint8_t>{uint8_t(h.required_version >> 8),

@@ -1,0 +1,356 @@
+#include "core/reencrypt/journal.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "core/reencrypt/marker.h"
+#include "core/util/error.h"
+#include "core/util/random.h"
+
+namespace warpvol::reenc {
+
+namespace {
+
+constexpr char kMagic[8] = {'W', 'V', 'R', 'E', 'E', 'N', 'C', '1'};
+constexpr uint32_t kFormatVersion = 1;
+constexpr char kMacLabel[] = "warpvol reencrypt journal v1";
+// No journal is larger than this (a 1 GiB journal-mode hot zone plus headers); anything bigger is not ours.
+constexpr uint64_t kMaxJournalBytes = (uint64_t(1) << 30) + (1 << 20);
+
+class Writer {
+ public:
+  void bytes(const void* p, size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    out.insert(out.end(), b, b + n);
+  }
+  void u32(uint32_t v) {
+    uint8_t b[4];
+    for (int i = 0; i < 4; ++i) b[i] = uint8_t(v >> (8 * i));
+    bytes(b, 4);
+  }
+  void u64(uint64_t v) {
+    uint8_t b[8];
+    for (int i = 0; i < 8; ++i) b[i] = uint8_t(v >> (8 * i));
+    bytes(b, 8);
+  }
+  std::vector<uint8_t> out;
+};
+
+class Reader {
+ public:
+  Reader(const uint8_t* p, size_t n) : p_(p), n_(n) {}
+  const uint8_t* take(size_t n) {
+    if (n > n_ - pos_) throw Error(ErrorKind::Format, "truncated");
+    const uint8_t* r = p_ + pos_;
+    pos_ += n;
+    return r;
+  }
+  uint32_t u32() {
+    const uint8_t* b = take(4);
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = v << 8 | b[i];
+    return v;
+  }
+  uint64_t u64() {
+    const uint8_t* b = take(8);
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = v << 8 | b[i];
+    return v;
+  }
+  size_t left() const { return n_ - pos_; }
+
+ private:
+  const uint8_t* p_;
+  size_t n_;
+  size_t pos_ = 0;
+};
+
+uint32_t slot_code(SlotKind k) {
+  if (k == SlotKind::Normal) return 1;
+  if (k == SlotKind::Hidden) return 2;
+  throw Error(ErrorKind::Format, "only normal and hidden volumes are re-encrypted");
+}
+SlotKind slot_from(uint32_t c) {
+  if (c == 1) return SlotKind::Normal;
+  if (c == 2) return SlotKind::Hidden;
+  throw Error(ErrorKind::Format, "bad volume kind");
+}
+ChainId chain_from(uint32_t c) {
+  for (const auto& ch : all_chains())
+    if (uint32_t(ch.id) == c) return ch.id;
+  throw Error(ErrorKind::Format, "bad encryption id");
+}
+PrfId prf_from(uint32_t c) {
+  for (const auto& p : all_prfs())
+    if (uint32_t(p.id) == c) return p.id;
+  throw Error(ErrorKind::Format, "bad hash id");
+}
+
+// HMAC-SHA-512 over several pieces, streamed (a journal-mode hot zone is many MiB).
+void hmac_sha512(const uint8_t* key, size_t key_len, const std::vector<std::pair<const uint8_t*, size_t>>& parts,
+                 uint8_t* out) {
+  EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  EVP_MAC_CTX* ctx = mac ? EVP_MAC_CTX_new(mac) : nullptr;
+  char digest[] = "SHA512";
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0), OSSL_PARAM_construct_end()};
+  bool ok = ctx && EVP_MAC_init(ctx, key, key_len, params) == 1;
+  for (const auto& p : parts)
+    if (ok && p.second) ok = EVP_MAC_update(ctx, p.first, p.second) == 1;
+  size_t len = 0;
+  if (ok) ok = EVP_MAC_final(ctx, out, &len, kMacSize) == 1 && len == kMacSize;
+  EVP_MAC_CTX_free(ctx);
+  EVP_MAC_free(mac);
+  if (!ok) throw Error(ErrorKind::Io, "HMAC-SHA-512 failed (OpenSSL)");
+}
+
+void fsync_dir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw_errno("cannot open folder " + dir);
+  if (::fsync(fd) != 0) {
+    int e = errno;
+    ::close(fd);
+    throw_errno("cannot fsync folder " + dir, e);
+  }
+  ::close(fd);
+}
+
+class FileJournalStore final : public JournalStore {
+ public:
+  FileJournalStore(std::string path, FileWrapper wrap) : path_(std::move(path)), wrap_(std::move(wrap)) {
+    std::filesystem::path p(path_);
+    dir_ = p.parent_path().empty() ? "." : p.parent_path().string();
+    tmp_ = path_ + ".tmp";
+  }
+  const std::string& path() const override { return path_; }
+
+  std::optional<std::vector<uint8_t>> load() override {
+    // A leftover temporary file is a store() that never reached its rename: not part of the state (the next
+    // store() truncates it).
+    struct stat st;
+    if (::stat(path_.c_str(), &st) != 0) {
+      if (errno == ENOENT) return std::nullopt;
+      throw_errno("cannot read the re-encryption journal " + path_);
+    }
+    if (!S_ISREG(st.st_mode)) throw Error(ErrorKind::Format, path_ + ": the re-encryption journal is not a file");
+    if (uint64_t(st.st_size) > kMaxJournalBytes)
+      throw Error(ErrorKind::Format, path_ + ": too large to be a re-encryption journal");
+    auto f = open_file(path_, OpenMode::ReadOnly);
+    std::vector<uint8_t> b(size_t(f->size()));
+    if (!b.empty()) f->read_at(0, b.data(), b.size());
+    return b;
+  }
+
+  void store(const JournalBytes& jb) override {
+    // Commit = the rename. Before it, the new contents are durable in the temporary file; after it (and the folder
+    // fsync) the journal is the new one. A crash in between leaves the previous journal in place.
+    {
+      std::unique_ptr<BlockFile> f = open_file(tmp_, OpenMode::CreateTruncate);
+      if (wrap_) f = wrap_(std::move(f));
+      f->write_at(0, jb.prefix.data(), jb.prefix.size());
+      if (jb.protection_size) f->write_at(jb.prefix.size(), jb.protection, jb.protection_size);
+      f->write_at(jb.prefix.size() + jb.protection_size, jb.mac.data(), jb.mac.size());
+      f->sync();
+    }
+    if (::rename(tmp_.c_str(), path_.c_str()) != 0) throw_errno("cannot replace the re-encryption journal " + path_);
+    fsync_dir(dir_);
+  }
+
+  void remove() override {
+    if (::unlink(path_.c_str()) != 0 && errno != ENOENT) throw_errno("cannot remove " + path_);
+    ::unlink(tmp_.c_str());
+    fsync_dir(dir_);
+  }
+
+ private:
+  std::string path_, dir_, tmp_;
+  FileWrapper wrap_;
+};
+
+}  // namespace
+
+std::string_view resilience_name(Resilience r) { return r == Resilience::Journal ? "journal" : "checksum"; }
+
+bool equal_ct(const uint8_t* a, const uint8_t* b, size_t n) {
+  uint8_t d = 0;
+  for (size_t i = 0; i < n; ++i) d |= uint8_t(a[i] ^ b[i]);
+  return d == 0;
+}
+
+MacKey journal_mac_key(const std::vector<const uint8_t*>& key_areas) {
+  std::vector<std::pair<const uint8_t*, size_t>> parts;
+  for (const uint8_t* k : key_areas) parts.push_back({k, 256});
+  MacKey k{};
+  hmac_sha512(reinterpret_cast<const uint8_t*>(kMacLabel), sizeof kMacLabel - 1, parts, k.data());
+  return k;
+}
+
+JournalBytes serialize_journal(const Journal& j, const MacKey& key) {
+  Writer w;
+  w.bytes(kMagic, 8);
+  w.u32(kFormatVersion);
+  w.u32(uint32_t(j.resilience));
+  w.u64(j.container_size);
+  w.u64(j.hotzone);
+  w.u64(j.range_offset);
+  w.u64(j.range_size);
+  w.u64(j.range_first_unit);
+  w.u32(uint32_t(j.parts.size()));
+  for (const PartRecord& p : j.parts) {
+    w.u32(slot_code(p.slot));
+    w.u32(p.old_format == VolumeFormat::VeraCrypt ? 1 : 2);
+    w.u32(uint32_t(p.old_chain));
+    w.u32(uint32_t(p.old_prf));
+    w.u32(uint32_t(p.new_chain));
+    w.u32(uint32_t(p.new_prf));
+    w.u64(p.data_offset);
+    w.u64(p.data_size);
+    w.u64(p.first_unit);
+    for (const EncryptedHeader* h :
+         {&p.orig_primary, &p.orig_backup, &p.marked_primary, &p.marked_backup, &p.final_primary, &p.final_backup})
+      w.bytes(h->data(), h->size());
+  }
+  const JournalState& s = j.state;
+  w.u64(s.seq);
+  w.u32(uint32_t(s.phase));
+  w.u64(s.progress);
+  w.u64(s.hot_offset);
+  w.u64(s.hot_size);
+  w.u32(s.has_sentinel ? 1 : 0);
+  w.bytes(s.sentinel.data(), s.sentinel.size());
+  w.u64(s.protection_size);
+  JournalBytes out;
+  out.prefix = std::move(w.out);
+  out.protection = s.protection;
+  out.protection_size = size_t(s.protection_size);
+  hmac_sha512(key.data(), key.size(), {{out.prefix.data(), out.prefix.size()}, {out.protection, out.protection_size}},
+              out.mac.data());
+  return out;
+}
+
+Journal parse_journal(const std::vector<uint8_t>& bytes) {
+  try {
+    if (bytes.size() < 8 + kMacSize || std::memcmp(bytes.data(), kMagic, 8) != 0)
+      throw Error(ErrorKind::Format, "not a warpvol re-encryption journal");
+    Reader r(bytes.data(), bytes.size() - kMacSize);
+    r.take(8);
+    const uint32_t version = r.u32();
+    if (version != kFormatVersion)
+      throw Error(ErrorKind::Format, "journal format version " + std::to_string(version) + " is not supported");
+    Journal j;
+    const uint32_t res = r.u32();
+    if (res != 1 && res != 2) throw Error(ErrorKind::Format, "bad resilience mode");
+    j.resilience = Resilience(res);
+    j.container_size = r.u64();
+    j.hotzone = r.u64();
+    j.range_offset = r.u64();
+    j.range_size = r.u64();
+    j.range_first_unit = r.u64();
+    const uint32_t nparts = r.u32();
+    if (nparts < 1 || nparts > 2) throw Error(ErrorKind::Format, "bad volume count");
+    for (uint32_t i = 0; i < nparts; ++i) {
+      PartRecord p;
+      p.slot = slot_from(r.u32());
+      const uint32_t fmt = r.u32();
+      if (fmt != 1 && fmt != 2) throw Error(ErrorKind::Format, "bad volume format");
+      p.old_format = fmt == 1 ? VolumeFormat::VeraCrypt : VolumeFormat::TrueCrypt;
+      p.old_chain = chain_from(r.u32());
+      p.old_prf = prf_from(r.u32());
+      p.new_chain = chain_from(r.u32());
+      p.new_prf = prf_from(r.u32());
+      p.data_offset = r.u64();
+      p.data_size = r.u64();
+      p.first_unit = r.u64();
+      for (EncryptedHeader* h : {&p.orig_primary, &p.orig_backup, &p.marked_primary, &p.marked_backup,
+                                 &p.final_primary, &p.final_backup})
+        std::memcpy(h->data(), r.take(h->size()), h->size());
+      j.parts.push_back(p);
+    }
+    JournalState& s = j.state;
+    s.seq = r.u64();
+    const uint32_t phase = r.u32();
+    if (phase < 1 || phase > 3) throw Error(ErrorKind::Format, "bad phase");
+    s.phase = Phase(phase);
+    s.progress = r.u64();
+    s.hot_offset = r.u64();
+    s.hot_size = r.u64();
+    const uint32_t hs = r.u32();
+    if (hs > 1) throw Error(ErrorKind::Format, "bad sentinel flag");
+    s.has_sentinel = hs == 1;
+    std::memcpy(s.sentinel.data(), r.take(32), 32);
+    s.protection_size = r.u64();
+    if (s.protection_size != r.left()) throw Error(ErrorKind::Format, "size mismatch (truncated or extended)");
+    s.protection = s.protection_size ? r.take(size_t(s.protection_size)) : nullptr;
+    return j;
+  } catch (const Error& e) {
+    throw Error(ErrorKind::Format, std::string("damaged re-encryption journal: ") + e.what());
+  }
+}
+
+bool verify_journal_mac(const std::vector<uint8_t>& bytes, const MacKey& key) {
+  if (bytes.size() < kMacSize) return false;
+  const size_t n = bytes.size() - kMacSize;
+  uint8_t mac[kMacSize];
+  hmac_sha512(key.data(), key.size(), {{bytes.data(), n}}, mac);
+  const bool ok = equal_ct(mac, bytes.data() + n, kMacSize);
+  secure_wipe(mac, sizeof mac);
+  return ok;
+}
+
+void validate_journal(const Journal& j) {
+  auto bad = [](const std::string& why) { throw Error(ErrorKind::Format, "inconsistent re-encryption journal: " + why); };
+  if (j.hotzone < kDataUnitSize || j.hotzone % kDataUnitSize || j.hotzone > (uint64_t(1) << 30))
+    bad("hot-zone size");
+  if (j.range_offset % kDataUnitSize || j.range_size % kDataUnitSize || j.range_size == 0) bad("range alignment");
+  if (j.range_offset > j.container_size || j.range_size > j.container_size - j.range_offset) bad("range");
+  for (const PartRecord& p : j.parts) {
+    if (p.data_offset < j.range_offset || p.data_offset % kDataUnitSize || p.data_size % kDataUnitSize ||
+        p.data_offset - j.range_offset > j.range_size || p.data_size > j.range_size - (p.data_offset - j.range_offset))
+      bad("volume range");
+  }
+  if (j.parts.size() == 2 && (j.parts[0].slot != SlotKind::Normal || j.parts[1].slot != SlotKind::Hidden))
+    bad("volume kinds");
+  const JournalState& s = j.state;
+  if (s.progress > j.range_size || s.progress % kDataUnitSize) bad("progress");
+  if (s.hot_size) {
+    if (s.hot_offset != s.progress || s.hot_size % kDataUnitSize || s.hot_size > j.hotzone ||
+        s.hot_size > j.range_size - s.hot_offset)
+      bad("hot zone");
+    const uint64_t want = j.resilience == Resilience::Checksum ? s.hot_size / kDataUnitSize * kChecksumEntrySize
+                                                               : s.hot_size;
+    if (s.protection_size != want) bad("protection size");
+  } else if (s.protection_size) {
+    bad("protection without a hot zone");
+  }
+  if (s.phase == Phase::Marking && (s.progress != 0 || s.hot_size)) bad("progress before the headers were marked");
+  if (s.phase == Phase::Finalizing && (s.progress != j.range_size || s.hot_size)) bad("finalizing before the end");
+  const uint64_t sentinel_at = s.hot_size ? s.hot_offset + s.hot_size : s.progress;
+  if (s.has_sentinel != (sentinel_at < j.range_size)) bad("sentinel");
+}
+
+std::unique_ptr<JournalStore> file_journal_store(const std::string& path, FileWrapper wrap) {
+  return std::make_unique<FileJournalStore>(path, std::move(wrap));
+}
+
+std::string journal_path_for(const std::string& volume, const std::string& dir) {
+  std::filesystem::path v(volume);
+  const std::string name = v.filename().string() + kReencryptJournalSuffix;
+  if (!dir.empty()) return (std::filesystem::path(dir) / name).string();
+  return (v.parent_path() / name).string();
+}
+
+uint64_t max_journal_size(Resilience r, uint64_t hotzone, size_t parts) {
+  const uint64_t fixed = 128 + parts * (64 + 6 * kHeaderSize) + 128 + kMacSize;
+  const uint64_t prot = r == Resilience::Checksum ? hotzone / kDataUnitSize * kChecksumEntrySize : hotzone;
+  return fixed + prot;
+}
+
+}  // namespace warpvol::reenc

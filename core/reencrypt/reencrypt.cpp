@@ -1,0 +1,778 @@
+// The re-encryption protocol of reencrypt.h: pre-flight, commit/safe points, recovery. Step names (J0, M, P_k,
+// Z_k, W_k, S, F1..F3) refer to the protocol description in reencrypt.h.
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include "core/reencrypt/reencrypt.h"
+
+#include <fcntl.h>
+#include <openssl/sha.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <future>
+#include <thread>
+
+#include "core/format/header_writer.h"
+#include "core/reencrypt/marker.h"
+#include "core/util/error.h"
+
+namespace warpvol::reenc {
+
+namespace {
+
+constexpr uint64_t kMinHotzone = 64 * 1024;
+constexpr uint64_t kMaxHotzone = uint64_t(1) << 30;
+
+using Sha256 = std::array<uint8_t, 32>;
+
+Sha256 sha256(const uint8_t* p, size_t n) {
+  Sha256 out;
+  SHA256(p, n, out.data());
+  return out;
+}
+
+// SHA-256 truncated to 16 bytes of each 512-byte unit: out[i * stride + offset ...].
+void hash_units(const uint8_t* data, size_t nunits, uint8_t* out, size_t stride, size_t offset) {
+  auto work = [&](size_t from, size_t to) {
+    SHA256_CTX c;
+    uint8_t d[32];
+    for (size_t i = from; i < to; ++i) {
+      SHA256_Init(&c);
+      SHA256_Update(&c, data + i * kDataUnitSize, kDataUnitSize);
+      SHA256_Final(d, &c);
+      std::memcpy(out + i * stride + offset, d, kUnitHashSize);
+    }
+  };
+  const unsigned T = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), unsigned(nunits / 2048)));
+  if (T <= 1) {
+    work(0, nunits);
+    return;
+  }
+  std::vector<std::thread> th;
+  const size_t per = (nunits + T - 1) / T;
+  for (unsigned t = 1; t < T; ++t) {
+    const size_t a = std::min(nunits, t * per), b = std::min(nunits, (t + 1) * per);
+    th.emplace_back(work, a, b);
+  }
+  work(0, std::min(nunits, per));
+  for (auto& t : th) t.join();
+}
+
+uint32_t magic_of(VolumeFormat f) { return f == VolumeFormat::TrueCrypt ? kMagicTrue : kMagicVera; }
+
+std::string mib(uint64_t n) {
+  if (n % (1 << 20) == 0) return std::to_string(n >> 20) + " MiB";
+  return std::to_string(n) + " bytes";
+}
+
+// KDF parameters of an existing header from its PRF, format and the PIM the user gives (never from the journal).
+KdfChoice existing_kdf(PrfId prf, VolumeFormat fmt, int pim) {
+  KdfChoice k;
+  k.prf = prf;
+  if (prf == PrfId::Argon2id) {
+    k.argon2 = argon2_params(pim);
+    return k;
+  }
+  k.iterations = pbkdf2_iterations(prf, fmt, pim, false);
+  if (k.iterations == 0)
+    throw Error(ErrorKind::Usage, "no iteration count for " + std::string(prf_info(prf).name) + " with this PIM");
+  return k;
+}
+
+// Decrypts a stored header with the given credentials' KDF input; nullopt when it does not decrypt.
+std::optional<HeaderFields> open_stored_header(const EncryptedHeader& h, ChainId chain, const KdfChoice& kdf,
+                                               const LockedBytes& kdf_password, uint32_t magic) {
+  const size_t K2 = 2 * chain_info(chain).key_size();
+  SecureBytes key(kHeaderKeyMaterial);
+  derive_header_key(kdf, kdf_password, h.data(), key.data(), K2);
+  SecureBytes buf(h.data(), h.size());
+  decrypt_header(chain, key.data(), buf.data());
+  if (check_header(buf.data(), magic) != HeaderCheck::Ok) return std::nullopt;
+  return parse_header(buf.data());
+}
+
+Credentials copy_credentials(const Credentials& c) {
+  Credentials o;
+  o.password = c.password;
+  o.keyfiles = c.keyfiles;
+  o.pim = c.pim;
+  return o;
+}
+
+Credentials new_credentials(const Credentials& old, const NewSettings& n) {
+  Credentials c;
+  c.password = n.password ? *n.password : old.password;
+  c.keyfiles = n.keyfiles ? *n.keyfiles : old.keyfiles;
+  c.pim = n.pim ? *n.pim : old.pim;
+  return c;
+}
+
+std::string prf_name(PrfId p) { return "HMAC-" + std::string(prf_info(p).name); }
+
+}  // namespace
+
+struct Job::Impl {
+  struct Part {
+    PartRecord rec;
+    Credentials old_creds, new_creds;
+    LockedBytes old_area{256}, new_area{256};  // master key areas (for the MAC key)
+    std::shared_ptr<const EngineKey> old_key, new_key;
+    uint64_t rel_begin = 0, rel_end = 0;  // within the range
+  };
+
+  std::string path, journal_path;
+  JobOptions opt;
+  std::unique_ptr<BlockFile> file;   // read-write, possibly wrapped (tests)
+  std::unique_ptr<BlockFile> rfile;  // read-only: P_k reads on the pipeline thread (never regions written yet)
+  int lock_fd = -1;
+  std::unique_ptr<JournalStore> store;
+  std::vector<uint8_t> loaded;  // the journal as read (resume): state.protection points into it
+  Journal j;
+  MacKey mac{};
+  std::vector<Part> parts;
+  bool resuming = false;
+  bool on_disk = false;  // a journal exists (J0 passed)
+  std::chrono::steady_clock::time_point t0;
+  uint64_t bytes_this_run = 0;
+
+  ~Impl() {
+    secure_wipe(mac.data(), mac.size());
+    if (lock_fd >= 0) ::close(lock_fd);
+  }
+
+  void notice(const std::string& m) const {
+    if (opt.notice) opt.notice(m);
+  }
+
+  void report(const char* phase, bool finished = false) const {
+    if (!opt.progress) return;
+    ProgressUpdate u;
+    u.item = path;
+    u.phase = phase;
+    u.bytes_done = j.state.progress;
+    u.bytes_total = j.range_size;
+    u.finished = finished;
+    opt.progress(u);
+  }
+
+  // ---- pre-flight helpers ----
+
+  void open_and_lock() {
+    file = open_file(path, OpenMode::ReadWrite);
+    lock_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (lock_fd < 0) throw_errno(path);
+    if (::flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EWOULDBLOCK)
+        throw Error(ErrorKind::Busy, path + ": in use by another warpvol process (re-encryption or mount)");
+      throw_errno(path + ": flock");
+    }
+    rfile = open_file(path, OpenMode::ReadOnly);
+    if (opt.wrap_volume) file = opt.wrap_volume(std::move(file));
+  }
+
+  void check_journal_folder(uint64_t existing) const {
+    std::filesystem::path jp(journal_path);
+    const std::string dir = jp.parent_path().empty() ? "." : jp.parent_path().string();
+    struct stat st;
+    if (::stat(dir.c_str(), &st) != 0) throw_errno("journal folder " + dir);
+    if (!S_ISDIR(st.st_mode)) throw Error(ErrorKind::Io, "journal folder " + dir + " is not a folder");
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+      throw Error(ErrorKind::Io, "journal folder " + dir + " is not writable (give --journal-dir)");
+    struct statvfs vfs;
+    if (::statvfs(dir.c_str(), &vfs) != 0) throw_errno("journal folder " + dir);
+    if (vfs.f_flag & ST_RDONLY) throw Error(ErrorKind::Io, "journal folder " + dir + " is on a read-only filesystem");
+    const uint64_t need = 2 * max_journal_size(j.resilience, j.hotzone, j.parts.size()) + (1 << 20);
+    const uint64_t avail = uint64_t(vfs.f_bavail) * uint64_t(vfs.f_frsize);
+    if (avail + existing < need)
+      throw Error(ErrorKind::Io, "not enough free space in " + dir + " for the re-encryption journal: need " +
+                                     std::to_string(need) + " bytes, " + std::to_string(avail) + " available "
+                                     "(use a smaller --hotzone-size, checksum resilience, or --journal-dir)");
+  }
+
+  void sentinel_at(uint64_t rel, JournalState& s) { sentinel_from(*file, rel, s); }
+  void sentinel_from(BlockFile& f, uint64_t rel, JournalState& s) {
+    s.has_sentinel = rel < j.range_size;
+    s.sentinel = {};
+    if (!s.has_sentinel) return;
+    uint8_t unit[kDataUnitSize];
+    f.read_at(j.range_offset + rel, unit, sizeof unit);
+    s.sentinel = sha256(unit, sizeof unit);
+  }
+
+  void make_engine_keys(Part& p) {
+    p.old_key = opt.engine->prepare(p.rec.old_chain, p.old_area.data());
+    p.new_key = opt.engine->prepare(p.rec.new_chain, p.new_area.data());
+  }
+
+  void compute_mac_key() {
+    std::vector<const uint8_t*> areas;
+    for (const Part& p : parts) {
+      areas.push_back(p.old_area.data());
+      areas.push_back(p.new_area.data());
+    }
+    mac = journal_mac_key(areas);
+  }
+
+  void set_ranges() {
+    for (Part& p : parts) {
+      p.rel_begin = p.rec.data_offset - j.range_offset;
+      p.rel_end = p.rel_begin + p.rec.data_size;
+    }
+  }
+
+  // ---- new job ----
+
+  void prepare_new(const VolumeRequest& req) {
+    const uint64_t H = file->size();
+    OpenedHeader oh;
+    try {
+      oh = open_header(*file, req.open);
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::Format && std::string(e.what()).find(kHalfReencryptedPhrase) != std::string::npos)
+        throw Error(ErrorKind::Format, path + " is half re-encrypted, but its journal " + journal_path +
+                                           " is missing (moved? give --journal-dir to where it is)");
+      throw;
+    }
+    check_supported(oh, H);
+    std::vector<std::pair<OpenedHeader, const OpenOptions*>> opened;
+    opened.push_back({std::move(oh), &req.open});
+    if (opened[0].first.slot == SlotKind::Hidden) {
+      if (req.hidden)
+        throw Error(ErrorKind::Usage, path + ": the credentials open the hidden volume; --hidden-* credentials are "
+                                             "for re-encrypting an outer volume together with its hidden volume");
+    } else if (req.hidden) {
+      OpenOptions ho = *req.hidden;
+      ho.slot = SlotKind::Hidden;
+      ho.allow_backup_fallback = true;
+      OpenedHeader hh = open_header(*file, ho);
+      if (hh.slot != SlotKind::Hidden)
+        throw Error(ErrorKind::Auth, path + ": the hidden-volume credentials do not open a hidden volume");
+      check_supported(hh, H);
+      const OpenedHeader& outer = opened[0].first;
+      if (hh.data_offset < outer.data_offset || hh.data_offset + hh.data_size > outer.data_offset + outer.data_size)
+        throw Error(ErrorKind::Format, path + ": the hidden volume does not lie inside the outer volume's data area");
+      opened.push_back({std::move(hh), &*req.hidden});
+    } else if (!req.no_hidden_volume) {
+      throw Error(ErrorKind::Usage,
+                  path + ": re-encrypting a normal volume rewrites its whole data area, which would destroy a hidden "
+                         "volume inside it (a hidden volume cannot be detected without its password). Give the hidden "
+                         "volume's credentials too (--hidden-password-stdin/-fd, --hidden-keyfile, --hidden-pim) to "
+                         "re-encrypt both, or state that there is none with --no-hidden-volume");
+    }
+
+    const OpenedHeader& first = opened[0].first;
+    j.resilience = opt.resilience;
+    j.container_size = H;
+    j.hotzone = opt.hotzone;
+    j.range_offset = first.data_offset;
+    j.range_size = first.data_size;
+    j.range_first_unit = first.first_unit;
+
+    // New settings, KDF inputs, master keys, headers. The KDFs of all parts run in parallel.
+    struct Build {
+      HeaderFields old_fields, new_fields;
+      KdfChoice old_kdf, new_kdf;
+      LockedBytes old_pw, new_pw;
+    };
+    std::vector<Build> builds(opened.size());
+    parts.resize(opened.size());
+    for (size_t i = 0; i < opened.size(); ++i) {
+      const OpenedHeader& o = opened[i].first;
+      Part& p = parts[i];
+      Build& b = builds[i];
+      p.rec.slot = o.slot;
+      p.rec.old_format = o.format;
+      p.rec.old_chain = o.chain;
+      p.rec.old_prf = o.kdf.prf;
+      p.rec.new_chain = req.next.chain.value_or(o.chain);
+      if (req.next.prf) {
+        if (!prf_info(*req.next.prf).veracrypt)
+          throw Error(ErrorKind::Usage, std::string(prf_info(*req.next.prf).name) +
+                                            " is not available in VeraCrypt 1.26 (use sha512, sha256, blake2s, "
+                                            "whirlpool, streebog or argon2)");
+        p.rec.new_prf = *req.next.prf;
+      } else {
+        p.rec.new_prf = prf_info(o.kdf.prf).veracrypt ? o.kdf.prf : PrfId::Sha512;
+        if (p.rec.new_prf != o.kdf.prf)
+          notice(path + ": VeraCrypt 1.26 no longer opens " + prf_name(o.kdf.prf) + " headers: the new header uses " +
+                 prf_name(p.rec.new_prf) + " (choose with --new-hash)");
+      }
+      p.rec.data_offset = o.data_offset;
+      p.rec.data_size = o.data_size;
+      p.rec.first_unit = o.first_unit;
+      p.old_creds = copy_credentials(opened[i].second->credentials);
+      // The volume the main credentials open takes the new credentials; a hidden volume re-encrypted along with
+      // its outer volume keeps its own.
+      p.new_creds = i == 0 ? new_credentials(p.old_creds, req.next) : copy_credentials(p.old_creds);
+      b.old_kdf = o.kdf;
+      b.new_kdf = new_header_kdf(p.rec.new_prf, VolumeFormat::VeraCrypt, p.new_creds.pim);
+      b.old_pw = header_kdf_password(p.old_creds, o.format);
+      b.new_pw = header_kdf_password(p.new_creds, VolumeFormat::VeraCrypt);
+      b.old_fields = o.fields;
+      b.new_fields = o.fields;
+      b.new_fields.magic = kMagicVera;
+      b.new_fields.version = kHeaderVersion;
+      b.new_fields.required_version = kVeraRequiredVersion;
+      if (o.fields.version < 5) b.new_fields.sector_size = 512;
+      b.new_fields.volume_creation_time = b.new_fields.header_creation_time = 0;
+      LockedBytes mk = new_master_key(p.rec.new_chain);
+      std::memset(b.new_fields.key_area.data(), 0, 256);
+      std::memcpy(b.new_fields.key_area.data(), mk.data(), mk.size());
+      std::memcpy(p.old_area.data(), o.fields.key_area.data(), 256);
+      std::memcpy(p.new_area.data(), b.new_fields.key_area.data(), 256);
+      // What is on disk now (kept to recognise this container while the job is at its very start).
+      file->read_at(header_offset(o.slot, false, H), p.rec.orig_primary.data(), kHeaderSize);
+      file->read_at(header_offset(o.slot, true, H), p.rec.orig_backup.data(), kHeaderSize);
+    }
+    // Three KDFs per volume: old credentials (marked primary), new credentials twice (final primary; final backup,
+    // whose salt and header key the marked backup shares).
+    std::vector<std::future<HeaderKey>> futs;
+    for (size_t i = 0; i < builds.size(); ++i) {
+      Build& b = builds[i];
+      const Part& p = parts[i];
+      futs.push_back(std::async(std::launch::async, [&b, &p] { return new_header_key(p.rec.old_chain, b.old_kdf, b.old_pw); }));
+      futs.push_back(std::async(std::launch::async, [&b, &p] { return new_header_key(p.rec.new_chain, b.new_kdf, b.new_pw); }));
+      futs.push_back(std::async(std::launch::async, [&b, &p] { return new_header_key(p.rec.new_chain, b.new_kdf, b.new_pw); }));
+    }
+    std::vector<HeaderKey> keys;
+    std::exception_ptr err;
+    for (auto& f : futs) {
+      try {
+        keys.push_back(f.get());
+      } catch (...) {
+        if (!err) err = std::current_exception();
+      }
+    }
+    if (err) std::rethrow_exception(err);
+    for (size_t i = 0; i < builds.size(); ++i) {
+      Build& b = builds[i];
+      Part& p = parts[i];
+      HeaderFields marked_old = b.old_fields, marked_new = b.new_fields;
+      marked_old.required_version = kReencryptMarkerVersion;
+      marked_new.required_version = kReencryptMarkerVersion;
+      p.rec.marked_primary = seal_header(marked_old, keys[3 * i]);
+      p.rec.final_primary = seal_header(b.new_fields, keys[3 * i + 1]);
+      p.rec.final_backup = seal_header(b.new_fields, keys[3 * i + 2]);
+      p.rec.marked_backup = seal_header(marked_new, keys[3 * i + 2]);
+      j.parts.push_back(p.rec);
+      make_engine_keys(p);
+    }
+    set_ranges();
+    compute_mac_key();
+    j.state = JournalState{};
+    j.state.phase = Phase::Marking;
+    sentinel_at(0, j.state);
+    check_journal_folder(0);
+  }
+
+  void check_supported(const OpenedHeader& o, uint64_t H) const {
+    if (o.slot == SlotKind::System || (o.fields.flags & kFlagSystem))
+      throw Error(ErrorKind::Format, path + ": system-encryption volumes are not re-encrypted by warpvol");
+    if (o.slot == SlotKind::LegacyNormal || o.slot == SlotKind::LegacyHidden)
+      throw Error(ErrorKind::Format, path + ": a TrueCrypt 5.x-or-older (V1 layout) volume cannot be re-encrypted in "
+                                            "place: it has no room for VeraCrypt's backup headers (export and import it)");
+    if (H < 2 * kHeaderGroupSize)
+      throw Error(ErrorKind::Format, path + ": too small for embedded backup headers");
+    if (o.data_size == 0 || o.data_size % kDataUnitSize || o.data_offset % kDataUnitSize ||
+        o.first_unit != o.data_offset / kDataUnitSize)
+      throw Error(ErrorKind::Format, path + ": the data area is not made of whole 512-byte units");
+    if (o.from_backup)
+      notice(path + ": the primary header did not decrypt; opened with the embedded backup (both are rewritten)");
+  }
+
+  // ---- resume ----
+
+  void prepare_resume(const VolumeRequest& req) {
+    resuming = true;
+    on_disk = true;
+    const std::string refused = "refusing to resume the re-encryption of " + path + " (nothing was changed): ";
+    try {
+      j = parse_journal(loaded);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::Format, refused + journal_path + ": " + e.what());
+    }
+    if (j.parts.size() == 2 && !req.hidden)
+      throw Error(ErrorKind::Usage, path + ": the interrupted job re-encrypts the outer and the hidden volume: give "
+                                           "the hidden volume's credentials too (--hidden-password-stdin/-fd, "
+                                           "--hidden-keyfile, --hidden-pim)");
+    parts.resize(j.parts.size());
+    for (size_t i = 0; i < j.parts.size(); ++i) {
+      Part& p = parts[i];
+      p.rec = j.parts[i];
+      const OpenOptions& oo = i == 0 ? req.open : *req.hidden;
+      p.old_creds = copy_credentials(oo.credentials);
+      p.new_creds = i == 0 ? new_credentials(p.old_creds, req.next) : copy_credentials(p.old_creds);
+      const KdfChoice old_kdf = existing_kdf(p.rec.old_prf, p.rec.old_format, p.old_creds.pim);
+      const KdfChoice new_kdf = existing_kdf(p.rec.new_prf, VolumeFormat::VeraCrypt, p.new_creds.pim);
+      const LockedBytes old_pw = header_kdf_password(p.old_creds, p.rec.old_format);
+      const LockedBytes new_pw = header_kdf_password(p.new_creds, VolumeFormat::VeraCrypt);
+      auto fo = std::async(std::launch::async, [&] {
+        return open_stored_header(p.rec.marked_primary, p.rec.old_chain, old_kdf, old_pw, magic_of(p.rec.old_format));
+      });
+      auto fn = open_stored_header(p.rec.final_primary, p.rec.new_chain, new_kdf, new_pw, kMagicVera);
+      auto fold = fo.get();
+      const std::string which = i == 0 ? "" : "hidden volume's ";
+      if (!fold)
+        throw Error(ErrorKind::Auth, refused + "the " + which + "current password, PIM or keyfiles do not open the " +
+                                         "journal's copy of the old header (wrong credentials, or " + journal_path +
+                                         " was tampered with)");
+      if (!fn)
+        throw Error(ErrorKind::Auth, refused + "the " + which + "new password, PIM or keyfiles do not open the " +
+                                         "journal's copy of the new header (wrong new credentials: give the same " +
+                                         "--new-* options as when the job started; or " + journal_path +
+                                         " was tampered with)");
+      std::memcpy(p.old_area.data(), fold->key_area.data(), 256);
+      std::memcpy(p.new_area.data(), fn->key_area.data(), 256);
+      if (fold->required_version != kReencryptMarkerVersion)
+        throw Error(ErrorKind::Format, refused + journal_path + " is inconsistent (old header not marked)");
+      const uint64_t want_off = fold->encrypted_area_start;
+      const uint64_t want_size = p.rec.slot == SlotKind::Hidden ? fold->hidden_volume_size : fold->volume_size;
+      if (want_off != p.rec.data_offset || want_size != p.rec.data_size)
+        throw Error(ErrorKind::Format, refused + journal_path + " is inconsistent (data area)");
+    }
+    compute_mac_key();
+    if (!verify_journal_mac(loaded, mac))
+      throw Error(ErrorKind::Format, refused + journal_path + " fails authentication: it was modified, truncated, or "
+                                                             "belongs to another container or job");
+    try {
+      validate_journal(j);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::Format, refused + e.what());
+    }
+    // From here the journal is authentic: bind it to this container.
+    const uint64_t H = file->size();
+    if (H != j.container_size)
+      throw Error(ErrorKind::Format, refused + journal_path + " belongs to a container of " +
+                                         std::to_string(j.container_size) + " bytes, this one has " + std::to_string(H));
+    if (req.next.chain && *req.next.chain != parts[0].rec.new_chain)
+      throw Error(ErrorKind::Usage, path + ": the interrupted job re-encrypts to " +
+                                        std::string(chain_info(parts[0].rec.new_chain).name) +
+                                        "; resume it with the same --new-encryption (or none)");
+    if (req.next.prf && *req.next.prf != parts[0].rec.new_prf)
+      throw Error(ErrorKind::Usage, path + ": the interrupted job uses " + prf_name(parts[0].rec.new_prf) +
+                                        " for the new header; resume it with the same --new-hash (or none)");
+    bool bound = false;
+    for (const Part& p : parts) {
+      EncryptedHeader pri, bak;
+      file->read_at(header_offset(p.rec.slot, false, H), pri.data(), kHeaderSize);
+      file->read_at(header_offset(p.rec.slot, true, H), bak.data(), kHeaderSize);
+      const Phase ph = j.state.phase;
+      if (ph == Phase::Marking)
+        bound |= pri == p.rec.orig_primary || pri == p.rec.marked_primary || bak == p.rec.orig_backup ||
+                 bak == p.rec.marked_backup;
+      if (ph == Phase::Data) bound |= pri == p.rec.marked_primary || bak == p.rec.marked_backup;
+      if (ph == Phase::Finalizing)
+        bound |= pri == p.rec.marked_primary || bak == p.rec.marked_backup || pri == p.rec.final_primary ||
+                 bak == p.rec.final_backup;
+    }
+    if (!bound)
+      throw Error(ErrorKind::Format, refused + "no header of " + path + " is one that " + journal_path +
+                                         " wrote or expects: the journal belongs to another container (or a copy)");
+    if (j.state.has_sentinel) {
+      const uint64_t at = j.state.hot_size ? j.state.hot_offset + j.state.hot_size : j.state.progress;
+      uint8_t unit[kDataUnitSize];
+      file->read_at(j.range_offset + at, unit, sizeof unit);
+      if (sha256(unit, sizeof unit) != j.state.sentinel)
+        throw Error(ErrorKind::Format, refused + "the container's data past the journal's progress point was already "
+                                                 "rewritten: " + journal_path +
+                                                 " is older than the container (restored from a backup?)");
+    }
+    for (Part& p : parts) make_engine_keys(p);
+    set_ranges();
+    if (opt.resilience != j.resilience || opt.hotzone != j.hotzone)
+      notice(path + ": resuming with the journal's settings (" + std::string(resilience_name(j.resilience)) +
+             " resilience, " + mib(j.hotzone) + " hot zones)");
+    check_journal_folder(loaded.size());
+  }
+
+  // ---- the protocol ----
+
+  // Stores the journal with `s` as its state (a commit or safe point when it returns).
+  void commit(JournalState s) {
+    s.seq = j.state.seq + 1;
+    j.state = s;
+    store->store(serialize_journal(j, mac));
+    on_disk = true;
+  }
+
+  void mark_headers() {  // M
+    for (const Part& p : parts) rewrite_header_pair(*file, p.rec.slot, p.rec.marked_primary, p.rec.marked_backup);
+  }
+
+  // Decrypts old / encrypts new, in place, the range bytes [rel, rel + len) (whole units), by volume.
+  void reencrypt_range(uint64_t rel, uint8_t* data, uint64_t len) {
+    uint64_t pos = rel;
+    const uint64_t end = rel + len;
+    while (pos < end) {
+      const Part* p = &parts[0];
+      uint64_t seg_end = end;
+      if (parts.size() == 2) {
+        const Part& h = parts[1];
+        if (pos >= h.rel_begin && pos < h.rel_end) {
+          p = &h;
+          seg_end = std::min(end, h.rel_end);
+        } else if (pos < h.rel_begin) {
+          seg_end = std::min(end, h.rel_begin);
+        }
+      }
+      opt.engine->reencrypt(*p->old_key, *p->new_key, j.range_first_unit + pos / kDataUnitSize,
+                            data + (pos - rel), size_t((seg_end - pos) / kDataUnitSize));
+      pos = seg_end;
+    }
+  }
+
+  void write_range(uint64_t rel, const uint8_t* data, uint64_t len) {
+    const uint64_t step = opt.max_write ? opt.max_write : len;
+    for (uint64_t done = 0; done < len; done += step)
+      file->write_at(j.range_offset + rel + done, data + done, size_t(std::min(step, len - done)));
+  }
+
+  struct Zone {
+    uint64_t off = 0, len = 0;
+    std::vector<uint8_t> data;  // new ciphertext once prepared
+    std::vector<uint8_t> prot;  // checksum entries, or the old ciphertext (journal mode)
+    JournalState sentinel;      // only has_sentinel/sentinel used
+  };
+
+  void prepare_zone(Zone& z, uint64_t off) {  // P_k
+    z.off = off;
+    z.len = std::min(j.hotzone, j.range_size - off);
+    z.data.resize(size_t(z.len));
+    rfile->read_at(j.range_offset + off, z.data.data(), z.data.size());
+    const size_t nunits = size_t(z.len / kDataUnitSize);
+    if (j.resilience == Resilience::Journal) {
+      z.prot.assign(z.data.begin(), z.data.end());
+    } else {
+      z.prot.resize(nunits * kChecksumEntrySize);
+      hash_units(z.data.data(), nunits, z.prot.data(), kChecksumEntrySize, 0);
+    }
+    reencrypt_range(off, z.data.data(), z.len);
+    if (j.resilience == Resilience::Checksum) hash_units(z.data.data(), nunits, z.prot.data(), kChecksumEntrySize, kUnitHashSize);
+    sentinel_from(*rfile, off + z.len, z.sentinel);
+  }
+
+  // Repairs the committed hot zone of a resumed job (see RECOVERY in reencrypt.h).
+  void recover_hot_zone() {
+    const uint64_t a = j.state.hot_offset, len = j.state.hot_size;
+    const size_t nunits = size_t(len / kDataUnitSize);
+    std::vector<uint8_t> buf(static_cast<size_t>(len));
+    if (j.resilience == Resilience::Journal) {
+      std::memcpy(buf.data(), j.state.protection, buf.size());
+      reencrypt_range(a, buf.data(), len);
+      write_range(a, buf.data(), len);
+      file->sync();
+    } else {
+      const uint8_t* prot = j.state.protection;
+      file->read_at(j.range_offset + a, buf.data(), buf.size());
+      std::vector<uint8_t> now(nunits * kChecksumEntrySize);
+      hash_units(buf.data(), nunits, now.data(), kChecksumEntrySize, 0);
+      std::vector<bool> is_old(nunits);
+      size_t n_old = 0;
+      for (size_t i = 0; i < nunits; ++i) {
+        const uint8_t* h = now.data() + i * kChecksumEntrySize;
+        const uint8_t* e = prot + i * kChecksumEntrySize;
+        if (std::memcmp(h, e, kUnitHashSize) == 0) {
+          is_old[i] = true;
+          ++n_old;
+        } else if (std::memcmp(h, e + kUnitHashSize, kUnitHashSize) != 0) {
+          const uint64_t byte = j.range_offset + a + uint64_t(i) * kDataUnitSize;
+          throw Error(ErrorKind::Format,
+                      path + ": the 512 bytes at offset " + std::to_string(byte) +
+                          " (in the interrupted hot zone) hold neither the old nor the new ciphertext: a write was torn "
+                          "inside a 512-byte unit, which checksum resilience cannot repair (journal resilience can). "
+                          "Nothing was changed; that unit's plaintext is lost, the rest can be recovered");
+        }
+      }
+      for (size_t i = 0; i < nunits;) {
+        if (!is_old[i]) {
+          ++i;
+          continue;
+        }
+        size_t k = i;
+        while (k < nunits && is_old[k]) ++k;
+        reencrypt_range(a + uint64_t(i) * kDataUnitSize, buf.data() + i * kDataUnitSize,
+                        uint64_t(k - i) * kDataUnitSize);
+        i = k;
+      }
+      hash_units(buf.data(), nunits, now.data(), kChecksumEntrySize, 0);
+      for (size_t i = 0; i < nunits; ++i)
+        if (std::memcmp(now.data() + i * kChecksumEntrySize, prot + i * kChecksumEntrySize + kUnitHashSize,
+                        kUnitHashSize) != 0)
+          throw Error(ErrorKind::Format, path + ": recovered data does not match the journal's checksums (wrong "
+                                                "keys?); nothing more was written");
+      if (n_old) {
+        for (size_t i = 0; i < nunits;) {
+          if (!is_old[i]) {
+            ++i;
+            continue;
+          }
+          size_t k = i;
+          while (k < nunits && is_old[k]) ++k;
+          write_range(a + uint64_t(i) * kDataUnitSize, buf.data() + i * kDataUnitSize, uint64_t(k - i) * kDataUnitSize);
+          i = k;
+        }
+        file->sync();
+      }
+    }
+    bytes_this_run += len;
+    secure_wipe(buf.data(), buf.size());
+    // In memory only: the next commit (Z of the following zone, S, or F1) records it durably.
+    j.state.progress = a + len;
+    j.state.hot_offset = j.state.progress;
+    j.state.hot_size = 0;
+    j.state.protection = nullptr;
+    j.state.protection_size = 0;
+  }
+
+  void data_loop() {
+    uint64_t off = j.state.progress;
+    if (off >= j.range_size) return;
+    Zone zones[2];
+    std::future<void> next;
+    struct Join {  // no prepare may outlive the zones, whatever happens
+      std::future<void>& f;
+      ~Join() {
+        if (f.valid()) f.wait();
+      }
+    } join{next};
+    int cur = 0;
+    prepare_zone(zones[0], off);
+    while (off < j.range_size) {
+      Zone& z = zones[cur];
+      const uint64_t noff = off + z.len;
+      if (noff < j.range_size) {
+        Zone* nz = &zones[1 - cur];
+        next = std::async(std::launch::async, [this, nz, noff] { prepare_zone(*nz, noff); });
+      }
+      JournalState s;
+      s.phase = Phase::Data;
+      s.progress = off;
+      s.hot_offset = off;
+      s.hot_size = z.len;
+      s.has_sentinel = z.sentinel.has_sentinel;
+      s.sentinel = z.sentinel.sentinel;
+      s.protection = z.prot.data();
+      s.protection_size = z.prot.size();
+      commit(s);                              // Z_k: COMMIT POINT
+      write_range(off, z.data.data(), z.len);  // W_k
+      file->sync();
+      bytes_this_run += z.len;
+      j.state.progress = noff;
+      report("reencrypt");
+      if (noff < j.range_size && opt.cancel()) {
+        if (next.valid()) {
+          try {
+            next.get();
+          } catch (...) {
+          }
+        }
+        JournalState safe;                     // S: SAFE POINT
+        safe.phase = Phase::Data;
+        safe.progress = noff;
+        safe.hot_offset = noff;
+        sentinel_at(noff, safe);
+        commit(safe);
+        throw Error(ErrorKind::Interrupted, "interrupted: " + path + " is half re-encrypted (" +
+                                                std::to_string(noff) + " of " + std::to_string(j.range_size) +
+                                                " bytes done); run the same command again to resume");
+      }
+      if (next.valid()) next.get();
+      off = noff;
+      cur = 1 - cur;
+    }
+    for (Zone& z : zones) {
+      secure_wipe(z.prot.data(), z.prot.size());
+    }
+  }
+
+  void finalize() {
+    if (j.state.phase != Phase::Finalizing) {
+      JournalState s;  // F1: SAFE POINT "all data new"
+      s.phase = Phase::Finalizing;
+      s.progress = j.range_size;
+      s.hot_offset = j.range_size;
+      commit(s);
+    }
+    report("finalize");
+    for (const Part& p : parts)  // F2
+      rewrite_header_pair(*file, p.rec.slot, p.rec.final_primary, p.rec.final_backup);
+    store->remove();  // F3
+    on_disk = false;
+  }
+
+  JobResult run() {
+    t0 = std::chrono::steady_clock::now();
+    JobResult r;
+    r.resumed = resuming;
+    if (!on_disk) commit(j.state);  // J0: COMMIT POINT "job recorded"
+    if (j.state.phase != Phase::Finalizing) {
+      report(resuming ? "recover" : "reencrypt");
+      mark_headers();  // M (again, when resuming: idempotent)
+      if (j.state.hot_size) recover_hot_zone();
+      data_loop();
+    }
+    finalize();
+    report("done", true);
+    r.bytes = bytes_this_run;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+};
+
+Job::Job(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Job::~Job() = default;
+
+std::unique_ptr<Job> Job::prepare(const VolumeRequest& req, const JobOptions& opt) {
+  if (!opt.engine) throw Error(ErrorKind::Usage, "no engine");
+  if (opt.hotzone < kMinHotzone || opt.hotzone > kMaxHotzone || opt.hotzone % kDataUnitSize)
+    throw Error(ErrorKind::Usage, "the hot-zone size must be a multiple of 512 between 64 KiB and 1 GiB");
+  auto impl = std::make_unique<Impl>();
+  impl->path = req.path;
+  impl->opt = opt;
+  impl->journal_path = journal_path_for(req.path, opt.journal_dir);
+  impl->store = file_journal_store(impl->journal_path, opt.wrap_journal);
+  impl->open_and_lock();
+  auto loaded = impl->store->load();
+  if (loaded) {
+    impl->loaded = std::move(*loaded);
+    impl->prepare_resume(req);
+  } else {
+    if (opt.policy == StartPolicy::ResumeOnly)
+      throw Error(ErrorKind::Usage, req.path + ": no interrupted re-encryption to resume (no journal " +
+                                        impl->journal_path + ")");
+    impl->prepare_new(req);
+  }
+  return std::unique_ptr<Job>(new Job(std::move(impl)));
+}
+
+const std::string& Job::path() const { return impl_->path; }
+const std::string& Job::journal_path() const { return impl_->journal_path; }
+bool Job::resuming() const { return impl_->resuming; }
+uint64_t Job::total_bytes() const { return impl_->j.range_size; }
+uint64_t Job::done_bytes() const {
+  return impl_->j.state.phase == Phase::Finalizing ? impl_->j.range_size : impl_->j.state.progress;
+}
+Resilience Job::resilience() const { return impl_->j.resilience; }
+
+std::string Job::describe() const {
+  std::string s;
+  for (size_t i = 0; i < impl_->parts.size(); ++i) {
+    const PartRecord& r = impl_->parts[i].rec;
+    if (i) s += "; ";
+    s += std::string(r.slot == SlotKind::Hidden ? "hidden" : impl_->parts.size() == 2 ? "outer" : "normal") +
+         " volume " + mib(r.data_size) + ": " + std::string(chain_info(r.old_chain).name) + " -> " +
+         std::string(chain_info(r.new_chain).name) + ", " + prf_name(r.old_prf) + " -> " + prf_name(r.new_prf) +
+         (r.old_format == VolumeFormat::TrueCrypt ? " (TrueCrypt -> VeraCrypt format)" : "");
+  }
+  return s + ", new master keys";
+}
+
+JobResult Job::run() { return impl_->run(); }
+
+}  // namespace warpvol::reenc

@@ -1,0 +1,152 @@
+// In-place re-encryption of a TrueCrypt/VeraCrypt container: fresh master keys (always) and optionally another
+// encryption chain, PRF, PIM, password or keyfiles. The layout stays; every data unit of the data area is decrypted
+// with the old keys and encrypted with the new ones (XtsEngine::reencrypt, one pass), and the result is an
+// ordinary VeraCrypt container. Crash-safe and resumable, after cryptsetup's LUKS2 reencrypt (hot zones,
+// resilience "checksum" or "journal", commit point before and safe point after each hot zone, idempotent
+// recovery); unlike VeraCrypt's in-place encryption, which rewrites its header every 64 MiB without a journal.
+//
+// ============================================================================================================
+// THE PROTOCOL
+// ============================================================================================================
+// State lives in two places: the container (headers + data area) and the journal file next to it (journal.h:
+// authenticated with a MAC keyed from old and new master keys, replaced atomically by write-temp / fsync / rename /
+// fsync-folder, so it is always either the previous or the next state in full). "Range" = the byte range being
+// processed: the data area of the volume (for an outer + hidden pair: the outer's, the hidden's sub-range using
+// the hidden volume's keys). Units below `progress` hold new ciphertext, units at or after the hot zone's end
+// hold old ciphertext, units inside the committed hot zone may hold either (or, after a torn write, neither).
+//
+// PRE-FLIGHT (Job::prepare, nothing is written): container opened read-write and flock()ed, old credentials
+//   verified (header opened), hidden volume rules applied, new master keys drawn, all new headers built and
+//   sealed (every KDF runs here), journal folder writable with room for two journals, first unit's ciphertext
+//   hashed (sentinel). A batch prepares every container before the first byte is written anywhere.
+//
+// J0  COMMIT POINT "job recorded": journal {phase Marking, progress 0} stored (temp + fsync + rename + fsync dir).
+//     Before J0 nothing was written; after it, a crash leaves a journal that resumes the job.
+// M   MARK: for each volume, rewrite_header_pair(marked primary, marked backup): backup slot first, fsync, then
+//     the primary slot, fsync (header_writer.h). The marked primary is the OLD header (old credentials, fresh
+//     salt) and the marked backup the NEW header (new credentials), both with required program version
+//     kReencryptMarkerVersion (marker.h): VeraCrypt/TrueCrypt refuse them ("newer version required"), warpvol's
+//     open refuses them pointing to `reencrypt --resume`, with either set of credentials.
+// For each hot zone k = [a, b) of the range (at most hotzone bytes):
+//   P_k  read the old ciphertext of [a, b); protection = checksum: per 512-byte unit SHA-256/128 of the old and
+//        of the new ciphertext | journal: a copy of the old ciphertext; re-encrypt in memory; sentinel = SHA-256 of
+//        the old ciphertext of the unit at b. (Pipelined: P_{k+1} runs while zone k is being written.)
+//   Z_k  COMMIT POINT k (= SAFE POINT of zone k-1): journal {phase Data, progress a, hot zone [a, b), protection,
+//        sentinel} stored (fsync temp, rename, fsync dir). Only now may [a, b) be overwritten.
+//   W_k  write the new ciphertext of [a, b), fsync the container. Zone k is durable.
+//   SIGINT/SIGTERM are honoured here: S = SAFE POINT journal {progress b, no hot zone} stored, then exit
+//   Error(Interrupted) (exit code 6).
+// F1  SAFE POINT "all data new": journal {phase Finalizing, progress = range size} stored.
+// F2  for each volume rewrite_header_pair(final primary, final backup) (backup first, fsync, primary, fsync).
+// F3  journal removed (unlink, fsync dir). Done: an ordinary VeraCrypt container.
+//
+// RECOVERY (resume; the same command again, or with --resume): the journal is parsed, both header copies in it
+// are decrypted with the old and new credentials the user gives, the MAC is verified (refused otherwise: nothing is
+// touched), then the journal is bound to this container: same size, at least one header slot holding one of the
+// journal's own headers for its phase (Marking: original or marked, Data: marked, Finalizing: marked or final; the
+// salts make these unique to this job), and the sentinel unit still holding the old ciphertext recorded (a stale
+// journal of an earlier point of the same job is refused instead of re-encrypting new ciphertext twice). Then:
+//   Marking    -> M again (idempotent), continue with zone 0.
+//   Data       -> M again (idempotent); the hot zone [a, b) is repaired:
+//                   journal mode: the old ciphertext copy is re-encrypted and written over [a, b) (whatever is on
+//                   disk, torn writes included), fsync;
+//                   checksum mode: per unit, hash = old -> re-encrypt it; hash = new -> keep; neither -> refused
+//                   (a torn sub-unit write: checksum mode assumes 512-byte-atomic writes like cryptsetup's
+//                   checksum mode; journal mode does not), the result is checked against the new hashes, fsync;
+//                 then continue with zone [b, ...) from Z.
+//   Finalizing -> F2 again (idempotent), F3.
+// Every step can be repeated any number of times: recovery of a hot zone only ever maps old -> new ciphertext, and
+// the header rewrites write fixed bytes from the journal.
+// ============================================================================================================
+//
+// Hidden volumes: re-encrypting a normal volume's data area in place re-encrypts everything inside it, and a
+// hidden volume cannot be detected without its password. So a normal volume is re-encrypted only when either the
+// hidden volume's credentials are given too (both are re-encrypted in one job: the hidden range with the hidden
+// volume's keys) or the caller states there is no hidden volume (no_hidden_volume); otherwise prepare() refuses.
+// A hidden volume alone (credentials that open the hidden slot) is re-encrypted without touching the outer data.
+#pragma once
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/engine/xts_engine.h"
+#include "core/format/open.h"
+#include "core/reencrypt/journal.h"
+#include "core/util/progress.h"
+
+namespace warpvol::reenc {
+
+constexpr uint64_t kDefaultHotzone = uint64_t(32) << 20;
+
+// What changes. Unset = keep: the chain, the PRF (VeraCrypt's SHA-512 when the old PRF is one VeraCrypt 1.26 no
+// longer opens: RIPEMD-160, SHA-1), password, keyfiles, PIM.
+struct NewSettings {
+  std::optional<ChainId> chain;
+  std::optional<PrfId> prf;
+  std::optional<LockedBytes> password;
+  std::optional<std::vector<std::string>> keyfiles;
+  std::optional<int> pim;
+};
+
+struct VolumeRequest {
+  std::string path;
+  OpenOptions open;                   // the current credentials (+ narrowing) of the volume to re-encrypt
+  std::optional<OpenOptions> hidden;  // its hidden volume's credentials: outer and hidden re-encrypted together
+                                      // (the hidden volume keeps its credentials; chain/PRF changes apply to both)
+  bool no_hidden_volume = false;      // the caller states that the normal volume hides no hidden volume
+  NewSettings next;
+};
+
+enum class StartPolicy { StartOrResume, ResumeOnly };
+
+struct JobOptions {
+  Resilience resilience = Resilience::Checksum;  // for new jobs; a resumed job keeps its own
+  uint64_t hotzone = kDefaultHotzone;            // for new jobs
+  std::string journal_dir;                       // default: the container's folder
+  StartPolicy policy = StartPolicy::StartOrResume;
+  std::shared_ptr<XtsEngine> engine;
+  CancelToken cancel;
+  ProgressFn progress;                           // item = the volume path
+  std::function<void(const std::string&)> notice;
+  // Tests: fault injection on the container and on the journal's files; largest single container write.
+  FileWrapper wrap_volume;
+  FileWrapper wrap_journal;
+  size_t max_write = 0;  // 0 = a hot zone in one write
+};
+
+struct JobResult {
+  uint64_t bytes = 0;       // bytes re-encrypted by this run
+  double seconds = 0;       // wall time of run()
+  bool resumed = false;
+};
+
+class Job {
+ public:
+  // Pre-flight; writes nothing. Resumes when a journal exists (any policy), else starts a new job
+  // (Error(Usage) with ResumeOnly). Errors: Auth (credentials), Format (journal refused, unsupported volume),
+  // Usage (hidden volume rules, bad settings), Io, Busy (locked by another process).
+  static std::unique_ptr<Job> prepare(const VolumeRequest& req, const JobOptions& opt);
+  ~Job();
+
+  const std::string& path() const;
+  const std::string& journal_path() const;
+  bool resuming() const;
+  uint64_t total_bytes() const;  // size of the range
+  uint64_t done_bytes() const;   // already new (resume)
+  Resilience resilience() const;
+  std::string describe() const;  // "AES -> Serpent, HMAC-SHA-512 -> HMAC-SHA-512 (normal volume, 256 MiB)"
+
+  // Runs the protocol to the end. Error(Interrupted) after a safe point when cancelled; any other error leaves a
+  // resumable state behind (the journal) unless it happened before J0.
+  JobResult run();
+
+  struct Impl;
+
+ private:
+  explicit Job(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace warpvol::reenc
