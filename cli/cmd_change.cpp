@@ -82,6 +82,11 @@ class ChangeCommand final : public Command {
     o.new_credentials = std::move(nc);
     ChangeResult r = change_credentials(path, o);
     if (r.restored_primary) ctx.message("the primary header was damaged; it was rewritten from the backup header");
+    if (r.old_header.format == VolumeFormat::VeraCrypt && !veracrypt_supports_prf(r.new_kdf.prf))
+      ctx.message("warning: VeraCrypt 1.26 cannot open volumes whose header uses HMAC-" +
+                  std::string(prf_info(r.new_kdf.prf).name) + " (choose another with --new-hash)");
+    if (r.old_header.format == VolumeFormat::TrueCrypt)
+      ctx.message("note: this is still a TrueCrypt volume, which VeraCrypt 1.26 cannot open (see `warpvol convert`)");
     ctx.out << "Changed the " << slot_kind_name(r.old_header.slot) << " volume's header of " << path << "\n"
             << "KDF:            " << r.old_header.kdf.describe() << " -> " << r.new_kdf.describe() << "\n"
             << "Headers:        primary and embedded backup rewritten with fresh salts (master keys unchanged)\n";

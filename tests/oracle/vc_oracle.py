@@ -52,17 +52,20 @@ def pbkdf2(prf, password, salt, iterations, length):
     if prf in ("sha512", "sha256"):
         return hashlib.pbkdf2_hmac(prf, password, salt, iterations, length)
     if prf == "blake2s":
-        digest = hashlib.blake2s
+        base = hmac.new(password, digestmod=hashlib.blake2s)  # keyed once, copied per message
         out = b""
         block = 1
         while len(out) < length:
-            u = hmac.new(password, salt + struct.pack(">I", block), digest).digest()
-            t = bytearray(u)
+            m = base.copy()
+            m.update(salt + struct.pack(">I", block))
+            u = m.digest()
+            t = int.from_bytes(u, "big")
             for _ in range(iterations - 1):
-                u = hmac.new(password, u, digest).digest()
-                for i in range(len(t)):
-                    t[i] ^= u[i]
-            out += bytes(t)
+                m = base.copy()
+                m.update(u)
+                u = m.digest()
+                t ^= int.from_bytes(u, "big")
+            out += t.to_bytes(32, "big")
             block += 1
         return out[:length]
     name = {"whirlpool": "Whirlpool", "streebog": "Streebog-512"}[prf]
@@ -105,12 +108,15 @@ def chain_crypt(order, key_material, unit, data, encrypt):
     return data
 
 
-def decrypt_header(raw512, chain, prf, password, pim, argon=None):
-    """§3.4: returns the 512 decrypted bytes (salt + plaintext) or None when the checks fail."""
+def decrypt_header(raw512, chain, prf, password, pim, argon=None, dk=None):
+    """§3.4: returns the 512 decrypted bytes (salt + plaintext) or None when the checks fail. dk: header key
+    material already derived for this salt (at least 2K bytes)."""
     order = CHAINS[chain]
     salt = raw512[:64]
     need = 64 * len(order)
-    if prf == "argon2":
+    if dk is not None:
+        pass
+    elif prf == "argon2":
         dk = argon2id(password, salt, *argon)
     else:
         dk = pbkdf2(prf, password, salt, iterations(prf, pim), need)
@@ -204,8 +210,21 @@ def self_check(src_vectors):
         prf = {"HMAC-SHA-512": "sha512", "HMAC-Whirlpool": "whirlpool", "HMAC-SHA-256": "sha256"}[v["prf"]]
         raw = bytes.fromhex(v["primary_header"]["header_512_hex"])
         pw = bytes.fromhex(v["password_hex"])
-        ok = any(decrypt_header(raw, ch, prf, pw, 0) is not None for ch in ("aes", "aes-twofish", "serpent", "twofish"))
+        dk = pbkdf2(prf, pw, raw[:64], 500000, 128)
+        ok = any(decrypt_header(raw, ch, prf, pw, 0, dk=dk) is not None
+                 for ch in ("aes", "serpent", "twofish", "aes-twofish", "serpent-aes", "twofish-serpent"))
         check(ok, "oracle self-check: tc-play %s primary header decrypts" % v["file"])
+    names = {"HMAC-SHA-512": "sha512", "HMAC-SHA-256": "sha256", "HMAC-BLAKE2s-256": "blake2s",
+             "HMAC-Whirlpool": "whirlpool", "HMAC-Streebog-512": "streebog"}
+    for v in json.load(open(os.path.join(src_vectors, "pbkdf2.json")))["vectors"]:
+        if v["prf"] not in names or v["iterations"] > 100000:
+            continue
+        pw = bytes.fromhex(v["password_hex"])
+        if b"\0" in pw:
+            continue
+        got = pbkdf2(names[v["prf"]], pw, bytes.fromhex(v["salt_hex"]), v["iterations"], v["dklen"])
+        check(got.hex() == v["dk_hex"], "oracle self-check: PBKDF2 %s vector (%d iterations)" % (v["prf"],
+                                                                                             v["iterations"]))
     a = json.load(open(os.path.join(src_vectors, "argon2_veracrypt_kdf_selfcomputed.json")))["header_key_vectors"]
     for v in a:
         if v["pim"] != 1 or v["taglen"] != 192:
