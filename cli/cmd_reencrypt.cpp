@@ -397,7 +397,7 @@ class ReencryptCommand final : public Command {
         ("resume", "continue interrupted re-encryptions (also the default when a journal exists)")
         ("resume-only", "only continue interrupted re-encryptions, never start a new one")
         ("resilience", po::value<std::string>()->value_name("checksum|journal")->default_value("checksum"),
-         "hot-zone protection: checksum (hashes of old and new data; needs 512-byte-atomic writes) or journal "
+         "hot-zone protection: checksum (a hash of each new 512-byte unit; needs 512-byte-atomic writes) or journal "
          "(a copy of the old data; survives torn writes, writes the data twice)")
         ("hotzone-size", po::value<std::string>()->value_name("N"), "bytes per hot zone (default 32M)")
         ("journal-dir", po::value<std::string>()->value_name("DIR"),

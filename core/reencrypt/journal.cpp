@@ -1,3 +1,4 @@
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include "core/reencrypt/journal.h"
 
 #include <fcntl.h>
@@ -7,10 +8,12 @@
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
+#include <openssl/sha.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "core/reencrypt/marker.h"
 #include "core/util/error.h"
@@ -110,6 +113,28 @@ void hmac_sha512(const uint8_t* key, size_t key_len, const std::vector<std::pair
   EVP_MAC_CTX_free(ctx);
   EVP_MAC_free(mac);
   if (!ok) throw Error(ErrorKind::Io, "HMAC-SHA-512 failed (OpenSSL)");
+}
+
+// D: SHA-256 of the concatenated SHA-256 digests of the 1 MiB pieces of p[0..n) (none for n = 0).
+std::array<uint8_t, 32> tree_digest(const uint8_t* p, size_t n) {
+  constexpr size_t kPiece = 1 << 20;
+  const size_t pieces = (n + kPiece - 1) / kPiece;
+  std::vector<uint8_t> digests(pieces * 32);
+  auto work = [&](size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) {
+      const size_t len = std::min(kPiece, n - i * kPiece);
+      SHA256(p + i * kPiece, len, digests.data() + i * 32);
+    }
+  };
+  const unsigned T = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), unsigned(pieces)));
+  std::vector<std::thread> th;
+  const size_t per = T ? (pieces + T - 1) / T : 0;
+  for (unsigned t = 1; t < T; ++t) th.emplace_back(work, std::min(pieces, t * per), std::min(pieces, (t + 1) * per));
+  work(0, std::min(pieces, per));
+  for (auto& t : th) t.join();
+  std::array<uint8_t, 32> d{};
+  SHA256(digests.data(), digests.size(), d.data());
+  return d;
 }
 
 void fsync_dir(const std::string& dir) {
@@ -231,8 +256,8 @@ JournalBytes serialize_journal(const Journal& j, const MacKey& key) {
   out.prefix = std::move(w.out);
   out.protection = s.protection;
   out.protection_size = size_t(s.protection_size);
-  hmac_sha512(key.data(), key.size(), {{out.prefix.data(), out.prefix.size()}, {out.protection, out.protection_size}},
-              out.mac.data());
+  const auto d = tree_digest(out.protection, out.protection_size);
+  hmac_sha512(key.data(), key.size(), {{out.prefix.data(), out.prefix.size()}, {d.data(), d.size()}}, out.mac.data());
   return out;
 }
 
@@ -295,11 +320,14 @@ Journal parse_journal(const std::vector<uint8_t>& bytes) {
   }
 }
 
-bool verify_journal_mac(const std::vector<uint8_t>& bytes, const MacKey& key) {
+bool verify_journal_mac(const std::vector<uint8_t>& bytes, const Journal& parsed, const MacKey& key) {
   if (bytes.size() < kMacSize) return false;
   const size_t n = bytes.size() - kMacSize;
+  const size_t prot = size_t(parsed.state.protection_size);
+  if (prot > n || (prot && parsed.state.protection != bytes.data() + (n - prot))) return false;
+  const auto d = tree_digest(bytes.data() + (n - prot), prot);
   uint8_t mac[kMacSize];
-  hmac_sha512(key.data(), key.size(), {{bytes.data(), n}}, mac);
+  hmac_sha512(key.data(), key.size(), {{bytes.data(), n - prot}, {d.data(), d.size()}}, mac);
   const bool ok = equal_ct(mac, bytes.data() + n, kMacSize);
   secure_wipe(mac, sizeof mac);
   return ok;

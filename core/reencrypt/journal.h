@@ -16,7 +16,9 @@
 //   state: u64 sequence | u32 phase | u64 progress | u64 hot offset | u64 hot size | u32 has sentinel |
 //     32-byte sentinel (SHA-256 of the old ciphertext of the 512 bytes right after the hot zone, or at the
 //     progress point without one) | u64 protection size | protection bytes
-//   64-byte HMAC-SHA-512 over everything before it.
+//   64-byte MAC = HMAC-SHA-512(K_mac, everything before the protection bytes || D), where D is a SHA-256 tree
+//   digest of the protection bytes: SHA-256 of the concatenated SHA-256 digests of its 1 MiB pieces (computed in
+//   parallel; a journal-mode hot zone is many MiB and SHA-256 has SHA-NI, SHA-512 does not).
 //
 // Keys. The journal holds no key in the clear: the old master keys only inside the original and marked old
 // headers (encrypted under the old credentials, like any header), the new ones only inside the new headers
@@ -53,10 +55,10 @@ enum class Phase : uint32_t {
   Finalizing = 3,  // all data new; final headers being written
 };
 
-// Checksum protection: per 512-byte unit of the hot zone, 16 bytes of SHA-256 of the old ciphertext then 16 bytes
-// of SHA-256 of the new ciphertext.
+// Checksum protection: per 512-byte unit of the hot zone, the first 16 bytes of SHA-256 of its NEW ciphertext.
+// (A unit holds old ciphertext exactly when re-encrypting it gives the recorded hash, so the old data needs none.)
 constexpr size_t kUnitHashSize = 16;
-constexpr size_t kChecksumEntrySize = 2 * kUnitHashSize;
+constexpr size_t kChecksumEntrySize = kUnitHashSize;
 
 struct PartRecord {
   SlotKind slot = SlotKind::Normal;  // Normal (an outer volume when a hidden part follows) or Hidden
@@ -114,7 +116,8 @@ JournalBytes serialize_journal(const Journal& j, const MacKey& key);
 // version or is truncated. The result's state.protection points into `bytes`. Nothing in it is trustworthy
 // before verify_journal_mac() succeeded.
 Journal parse_journal(const std::vector<uint8_t>& bytes);
-bool verify_journal_mac(const std::vector<uint8_t>& bytes, const MacKey& key);
+// `parsed` = parse_journal(bytes) (tells where the protection bytes are).
+bool verify_journal_mac(const std::vector<uint8_t>& bytes, const Journal& parsed, const MacKey& key);
 // Semantic checks after authentication (alignment, ranges inside the container, protection size matching the
 // mode); Error(Format) with the reason.
 void validate_journal(const Journal& j);

@@ -37,8 +37,8 @@ Sha256 sha256(const uint8_t* p, size_t n) {
   return out;
 }
 
-// SHA-256 truncated to 16 bytes of each 512-byte unit: out[i * stride + offset ...].
-void hash_units(const uint8_t* data, size_t nunits, uint8_t* out, size_t stride, size_t offset) {
+// SHA-256 truncated to 16 bytes of each 512-byte unit, into out[16 i ..], on all cores.
+void hash_units(const uint8_t* data, size_t nunits, uint8_t* out) {
   auto work = [&](size_t from, size_t to) {
     SHA256_CTX c;
     uint8_t d[32];
@@ -46,7 +46,7 @@ void hash_units(const uint8_t* data, size_t nunits, uint8_t* out, size_t stride,
       SHA256_Init(&c);
       SHA256_Update(&c, data + i * kDataUnitSize, kDataUnitSize);
       SHA256_Final(d, &c);
-      std::memcpy(out + i * stride + offset, d, kUnitHashSize);
+      std::memcpy(out + i * kUnitHashSize, d, kUnitHashSize);
     }
   };
   const unsigned T = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), unsigned(nunits / 2048)));
@@ -437,7 +437,7 @@ struct Job::Impl {
         throw Error(ErrorKind::Format, refused + journal_path + " is inconsistent (data area)");
     }
     compute_mac_key();
-    if (!verify_journal_mac(loaded, mac))
+    if (!verify_journal_mac(loaded, j, mac))
       throw Error(ErrorKind::Format, refused + journal_path + " fails authentication: it was modified, truncated, or "
                                                              "belongs to another container or job");
     try {
@@ -546,14 +546,12 @@ struct Job::Impl {
     z.data.resize(size_t(z.len));
     rfile->read_at(j.range_offset + off, z.data.data(), z.data.size());
     const size_t nunits = size_t(z.len / kDataUnitSize);
-    if (j.resilience == Resilience::Journal) {
-      z.prot.assign(z.data.begin(), z.data.end());
-    } else {
-      z.prot.resize(nunits * kChecksumEntrySize);
-      hash_units(z.data.data(), nunits, z.prot.data(), kChecksumEntrySize, 0);
-    }
+    if (j.resilience == Resilience::Journal) z.prot.assign(z.data.begin(), z.data.end());
     reencrypt_range(off, z.data.data(), z.len);
-    if (j.resilience == Resilience::Checksum) hash_units(z.data.data(), nunits, z.prot.data(), kChecksumEntrySize, kUnitHashSize);
+    if (j.resilience == Resilience::Checksum) {
+      z.prot.resize(nunits * kChecksumEntrySize);
+      hash_units(z.data.data(), nunits, z.prot.data());
+    }
     sentinel_from(*rfile, off + z.len, z.sentinel);
   }
 
@@ -568,19 +566,37 @@ struct Job::Impl {
       write_range(a, buf.data(), len);
       file->sync();
     } else {
+      // Per unit: its hash matches the recorded one -> new ciphertext, keep. Otherwise re-encrypt it: if that
+      // gives the recorded hash it held the old ciphertext (write the result), else it holds neither (torn).
       const uint8_t* prot = j.state.protection;
       file->read_at(j.range_offset + a, buf.data(), buf.size());
-      std::vector<uint8_t> now(nunits * kChecksumEntrySize);
-      hash_units(buf.data(), nunits, now.data(), kChecksumEntrySize, 0);
+      std::vector<uint8_t> now(nunits * kUnitHashSize);
+      hash_units(buf.data(), nunits, now.data());
       std::vector<bool> is_old(nunits);
+      for (size_t i = 0; i < nunits; ++i)
+        is_old[i] = std::memcmp(now.data() + i * kUnitHashSize, prot + i * kUnitHashSize, kUnitHashSize) != 0;
+      auto runs = [&](const std::function<void(size_t, size_t)>& fn) {  // maximal runs [i, k) of old units
+        for (size_t i = 0; i < nunits;) {
+          if (!is_old[i]) {
+            ++i;
+            continue;
+          }
+          size_t k = i;
+          while (k < nunits && is_old[k]) ++k;
+          fn(i, k);
+          i = k;
+        }
+      };
+      runs([&](size_t i, size_t k) {
+        reencrypt_range(a + uint64_t(i) * kDataUnitSize, buf.data() + i * kDataUnitSize,
+                        uint64_t(k - i) * kDataUnitSize);
+      });
+      hash_units(buf.data(), nunits, now.data());
       size_t n_old = 0;
       for (size_t i = 0; i < nunits; ++i) {
-        const uint8_t* h = now.data() + i * kChecksumEntrySize;
-        const uint8_t* e = prot + i * kChecksumEntrySize;
-        if (std::memcmp(h, e, kUnitHashSize) == 0) {
-          is_old[i] = true;
-          ++n_old;
-        } else if (std::memcmp(h, e + kUnitHashSize, kUnitHashSize) != 0) {
+        if (!is_old[i]) continue;
+        ++n_old;
+        if (std::memcmp(now.data() + i * kUnitHashSize, prot + i * kUnitHashSize, kUnitHashSize) != 0) {
           const uint64_t byte = j.range_offset + a + uint64_t(i) * kDataUnitSize;
           throw Error(ErrorKind::Format,
                       path + ": the 512 bytes at offset " + std::to_string(byte) +
@@ -589,34 +605,10 @@ struct Job::Impl {
                           "Nothing was changed; that unit's plaintext is lost, the rest can be recovered");
         }
       }
-      for (size_t i = 0; i < nunits;) {
-        if (!is_old[i]) {
-          ++i;
-          continue;
-        }
-        size_t k = i;
-        while (k < nunits && is_old[k]) ++k;
-        reencrypt_range(a + uint64_t(i) * kDataUnitSize, buf.data() + i * kDataUnitSize,
-                        uint64_t(k - i) * kDataUnitSize);
-        i = k;
-      }
-      hash_units(buf.data(), nunits, now.data(), kChecksumEntrySize, 0);
-      for (size_t i = 0; i < nunits; ++i)
-        if (std::memcmp(now.data() + i * kChecksumEntrySize, prot + i * kChecksumEntrySize + kUnitHashSize,
-                        kUnitHashSize) != 0)
-          throw Error(ErrorKind::Format, path + ": recovered data does not match the journal's checksums (wrong "
-                                                "keys?); nothing more was written");
       if (n_old) {
-        for (size_t i = 0; i < nunits;) {
-          if (!is_old[i]) {
-            ++i;
-            continue;
-          }
-          size_t k = i;
-          while (k < nunits && is_old[k]) ++k;
+        runs([&](size_t i, size_t k) {
           write_range(a + uint64_t(i) * kDataUnitSize, buf.data() + i * kDataUnitSize, uint64_t(k - i) * kDataUnitSize);
-          i = k;
-        }
+        });
         file->sync();
       }
     }

@@ -28,9 +28,9 @@
 //     kReencryptMarkerVersion (marker.h): VeraCrypt/TrueCrypt refuse them ("newer version required"), warpvol's
 //     open refuses them pointing to `reencrypt --resume`, with either set of credentials.
 // For each hot zone k = [a, b) of the range (at most hotzone bytes):
-//   P_k  read the old ciphertext of [a, b); protection = checksum: per 512-byte unit SHA-256/128 of the old and
-//        of the new ciphertext | journal: a copy of the old ciphertext; re-encrypt in memory; sentinel = SHA-256 of
-//        the old ciphertext of the unit at b. (Pipelined: P_{k+1} runs while zone k is being written.)
+//   P_k  read the old ciphertext of [a, b); re-encrypt it in memory; protection = checksum: per 512-byte unit
+//        SHA-256/128 of its NEW ciphertext | journal: a copy of the OLD ciphertext; sentinel = SHA-256 of the old
+//        ciphertext of the unit at b. (Pipelined: P_{k+1} runs while zone k is being written.)
 //   Z_k  COMMIT POINT k (= SAFE POINT of zone k-1): journal {phase Data, progress a, hot zone [a, b), protection,
 //        sentinel} stored (fsync temp, rename, fsync dir). Only now may [a, b) be overwritten.
 //   W_k  write the new ciphertext of [a, b), fsync the container. Zone k is durable.
@@ -50,9 +50,10 @@
 //   Data       -> M again (idempotent); the hot zone [a, b) is repaired:
 //                   journal mode: the old ciphertext copy is re-encrypted and written over [a, b) (whatever is on
 //                   disk, torn writes included), fsync;
-//                   checksum mode: per unit, hash = old -> re-encrypt it; hash = new -> keep; neither -> refused
-//                   (a torn sub-unit write: checksum mode assumes 512-byte-atomic writes like cryptsetup's
-//                   checksum mode; journal mode does not), the result is checked against the new hashes, fsync;
+//                   checksum mode: per unit, hash = recorded -> new, keep; else re-encrypt it in memory: hash of
+//                   the result = recorded -> it was old, write the result; else it is neither -> refused before
+//                   anything is written (a write torn inside a unit: checksum mode assumes 512-byte-atomic writes,
+//                   like cryptsetup's checksum mode; journal mode does not), fsync;
 //                 then continue with zone [b, ...) from Z.
 //   Finalizing -> F2 again (idempotent), F3.
 // Every step can be repeated any number of times: recovery of a hot zone only ever maps old -> new ciphertext, and

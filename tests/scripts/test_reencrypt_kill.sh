@@ -1,0 +1,101 @@
+#!/bin/bash
+# Real process kills during re-encryption: a 256 MiB container is re-encrypted again and again while the CLI is
+# killed with SIGKILL at >= 20 random moments; after every kill the same command is run again (it resumes), and
+# after every completed job the plaintext (sha256 of `warpvol export`) must equal the original. After each kill,
+# opening with the old or the new password must either refuse (exit 4 "half re-encrypted", or 2) or, if it opens,
+# export the original plaintext. The last job re-encrypts to AES and an independent reader
+# (test_reencrypt_oracle.py: hashlib + cryptography) checks the result.
+# Args: warpvol binary, source dir. Exit 77 = skipped. Bounded: at most ~6 minutes (WARPVOL_KILL_BUDGET seconds).
+set -u
+WV=${1:?warpvol binary}
+SRC=${2:?source dir}
+ORACLE="$SRC/tests/scripts/test_reencrypt_oracle.py"
+python3 -c 'import cryptography.hazmat.primitives.ciphers' 2>/dev/null || { echo "skip: python3-cryptography missing"; exit 77; }
+"$WV" help reencrypt > /dev/null 2>&1 || { echo "skip: this warpvol has no reencrypt command"; exit 77; }
+
+BASE=/tmp
+[ -w /dev/shm ] && BASE=/dev/shm
+T=$(mktemp -d "$BASE/wv-reenc-kill-XXXXXX")
+PID=""
+cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+SIZE=$((256 * 1024 * 1024))
+BUDGET=${WARPVOL_KILL_BUDGET:-360}
+V="$T/v.hc"
+echo "creating a 256 MiB container with the independent writer..."
+ORIG=$(python3 "$ORACLE" create "$V" --size $SIZE --password pw0 --pim 1 --seed kill) || fail "oracle create"
+
+export_sha() {  # password pim
+  rm -f "$T/x.raw"
+  printf '%s\n' "$1" | "$WV" export "$V" "$T/x.raw" --password-stdin --pim "$2" --hash sha512 -q || return 1
+  sha256sum "$T/x.raw" | cut -d' ' -f1
+  rm -f "$T/x.raw"
+}
+S=$(export_sha pw0 1) || fail "export of the new container"
+[ "$S" = "$ORIG" ] || fail "warpvol export differs from the writer's plaintext ($S vs $ORIG)"
+
+# After a kill: each password either refuses as expected or opens a header that exports the original plaintext.
+check_open() {  # password pim
+  local out rc
+  out=$(printf '%s\n' "$1" | "$WV" info "$V" --password-stdin --pim "$2" --hash sha512 2>&1)
+  rc=$?
+  case $rc in
+    0) S=$(export_sha "$1" "$2") || fail "export after info succeeded"
+       [ "$S" = "$ORIG" ] || fail "a header opened with '$1' but the data is wrong (sha $S)";;
+    2) ;;
+    4) echo "$out" | grep -q "half re-encrypted" || fail "unexpected format error: $out";;
+    *) fail "info exit $rc: $out";;
+  esac
+}
+
+CHAINS=(serpent twofish-serpent aes-twofish camellia kuznyechik-aes serpent-twofish-aes twofish)
+kills=0 job=0 cur=pw0 start=$SECONDS
+while :; do
+  job=$((job + 1))
+  next=pw$job
+  chain=${CHAINS[$(( (job - 1) % ${#CHAINS[@]} ))]}
+  res=checksum; [ $((RANDOM % 2)) = 1 ] && res=journal
+  final=0
+  if [ $kills -ge 20 ] || [ $((SECONDS - start)) -ge $BUDGET ]; then chain=aes; final=1; fi
+  echo "job $job: $cur -> $next, $chain, $res resilience"
+  runs=0
+  while :; do
+    runs=$((runs + 1))
+    exec 3< <(printf '%s\n' "$cur") 4< <(printf '%s\n' "$next")
+    "$WV" reencrypt "$V" --password-fd 3 --pim 1 --hash sha512 --new-password-fd 4 --new-pim 1 \
+      --new-encryption "$chain" --resilience "$res" --hotzone-size 4M --no-hidden-volume -q \
+      > "$T/out.txt" 2> "$T/err.txt" &
+    PID=$!
+    exec 3<&- 4<&-
+    if [ $final = 0 ]; then
+      # Random moment: 0.15 .. 1.6 s (pre-flight with PIM 1 takes a fraction of that; a whole job ~1-3 s).
+      sleep "$(python3 -c "import random; print(round(random.uniform(0.15, 1.6), 3))")"
+      if kill -0 "$PID" 2>/dev/null; then
+        kill -9 "$PID" 2>/dev/null
+        wait "$PID" 2>/dev/null
+        PID=""
+        kills=$((kills + 1))
+        check_open "$cur" 1
+        check_open "$next" 1
+        if [ $kills -ge 20 ] || [ $((SECONDS - start)) -ge $BUDGET ] || [ $runs -ge 4 ]; then final=1; fi
+        continue
+      fi
+    fi
+    wait "$PID"; rc=$?; PID=""
+    [ $rc = 0 ] || fail "job $job run $runs exit $rc: $(cat "$T/err.txt")"
+    break
+  done
+  [ -e "$V.warpvol-reencrypt" ] && fail "journal left behind after job $job"
+  S=$(export_sha "$next" 1) || fail "export after job $job"
+  [ "$S" = "$ORIG" ] || fail "plaintext changed by job $job ($S vs $ORIG)"
+  cur=$next
+  if [ "$chain" = aes ]; then break; fi
+done
+echo "independent check of the final AES container..."
+S=$(python3 "$ORACLE" verify "$V" --password "$cur" --pim 1) || fail "the oracle cannot open the result"
+[ "$S" = "$ORIG" ] || fail "oracle plaintext differs ($S vs $ORIG)"
+echo "kills: $kills, jobs: $job, time: $((SECONDS - start)) s"
+[ $kills -ge 20 ] || fail "only $kills kills happened within the time budget (need 20)"
+echo PASS
