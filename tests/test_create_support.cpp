@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -41,6 +42,9 @@ RunResult run_impl(const std::vector<std::string>& args, const std::string& inpu
   TempDir io;
   const std::string in_path = io.file("in"), out_path = io.file("out"), err_path = io.file("err");
   { std::ofstream(in_path, std::ios::binary) << input; }
+  // Created before the fork: the wait loop below reads err_path while the child may not have opened it yet.
+  { std::ofstream(out_path, std::ios::binary); }
+  { std::ofstream(err_path, std::ios::binary); }
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
@@ -106,6 +110,7 @@ CreateOptions normal_options(const std::string& path, uint64_t size, const std::
   o.quick = quick;
   o.engine = std::make_shared<CpuEngine>(0);
   o.fill.chunk_bytes = 64 * 1024;  // several chunks even for small test volumes
+  o.fill.writers = 2;              // concurrent writers, also on small test machines
   return o;
 }
 
@@ -180,11 +185,11 @@ class Counting final : public BlockFile {
   uint64_t size() const override { return in_->size(); }
   void read_at(uint64_t o, uint8_t* b, size_t l) override { in_->read_at(o, b, l); }
   void write_at(uint64_t o, const uint8_t* b, size_t l) override {
-    ++*n_;
+    std::atomic_ref<uint64_t>(*n_)++;
     in_->write_at(o, b, l);
   }
   void sync() override {
-    ++*n_;
+    std::atomic_ref<uint64_t>(*n_)++;
     in_->sync();
   }
   bool writable() const override { return in_->writable(); }

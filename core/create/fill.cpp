@@ -1,5 +1,6 @@
 #include "core/create/fill.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -17,7 +18,9 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
                      std::shared_ptr<const EngineKey> key, const PlaintextSource& source, const FillOptions& opt) {
   if (length % kDataUnitSize) throw Error(ErrorKind::Usage, "internal: fill length not a multiple of 512");
   const size_t chunk = std::max<size_t>(kDataUnitSize, opt.chunk_bytes / kDataUnitSize * kDataUnitSize);
-  const size_t nbuf = std::max<size_t>(2, opt.buffers);
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const size_t nwriters = opt.writers ? opt.writers : std::clamp<size_t>(hw / 4, 1, 4);
+  const size_t nbuf = opt.buffers ? std::max<size_t>(2, opt.buffers) : nwriters + 2;
   ProgressUpdate pu;
   pu.phase = opt.phase;
   pu.bytes_total = length;
@@ -78,11 +81,14 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
     });
   }
 
-  // Writer: waits for each chunk's encryption in order, writes it, returns the buffer to the free list.
-  std::thread writer([&] {
-    uint64_t since_sync = 0, done = 0;
+  // Writers: each takes the oldest encrypted chunk, waits for its encryption, writes it and returns the buffer
+  // to the free list. Several writers (on machines with many cores) keep up with a fast engine: one thread's
+  // copies into the page cache top out at a few GB/s. Writes go to disjoint offsets.
+  uint64_t done = 0, since_sync = 0;  // under mu
+  auto writer_fn = [&] {
     for (;;) {
       size_t i;
+      bool skip;
       {
         std::unique_lock<std::mutex> lk(mu);
         // Returns only once the producer has stopped and every submitted chunk was waited for.
@@ -90,30 +96,35 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
         if (write_q.empty()) return;
         i = write_q.front();
         write_q.pop_front();
-      }
-      Slot& s = slots[i];
-      bool skip;
-      {
-        std::lock_guard<std::mutex> lk(mu);
         skip = abort;
       }
+      Slot& s = slots[i];
       try {
         s.fut.get();
         if (!skip) {
           file.write_at(offset + s.pos, s.buf.data(), s.len);
-          done += s.len;
-          since_sync += s.len;
-          if (syncer.joinable() && since_sync >= opt.sync_every && done < length) {
+          bool want_sync = false;
+          uint64_t d;
+          {
+            std::lock_guard<std::mutex> lk(mu);
+            done += s.len;
+            since_sync += s.len;
+            d = done;
+            if (syncer.joinable() && since_sync >= opt.sync_every && done < length) {
+              since_sync = 0;
+              want_sync = true;
+            }
+          }
+          if (want_sync) {
             {
               std::lock_guard<std::mutex> lk(sync_mu);
               sync_wanted = true;
             }
             sync_cv.notify_one();
-            since_sync = 0;
           }
           if (opt.progress) {
             ProgressUpdate u = pu;
-            u.bytes_done = done;
+            u.bytes_done = d;
             opt.progress(u);
           }
         }
@@ -128,7 +139,9 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
       }
       cv.notify_all();
     }
-  });
+  };
+  std::vector<std::thread> writers;
+  for (size_t w = 0; w < nwriters; ++w) writers.emplace_back(writer_fn);
 
   std::exception_ptr producer_error;
   try {
@@ -165,7 +178,7 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
     producer_done = true;
   }
   cv.notify_all();
-  writer.join();  // the writer waits for every submitted future, so no engine work outlives the buffers
+  for (auto& w : writers) w.join();  // writers wait for every submitted future: no engine work outlives the buffers
   if (syncer.joinable()) {
     {
       std::lock_guard<std::mutex> lk(sync_mu);

@@ -13,6 +13,11 @@ FailFile::FailFile(std::unique_ptr<BlockFile> inner, FailPlan plan)
 FailFile::~FailFile() = default;  // pending (un-synced) writes are lost, as on a power cut
 
 uint64_t FailFile::size() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return size_locked();
+}
+
+uint64_t FailFile::size_locked() const {
   return plan_.mode == FailMode::PowerLoss ? std::max(pending_size_, inner_->size()) : inner_->size();
 }
 
@@ -33,11 +38,12 @@ void FailFile::fail(const char* what) {
 }
 
 void FailFile::read_at(uint64_t off, uint8_t* buf, size_t len) {
+  std::lock_guard<std::mutex> lk(mu_);
   if (plan_.mode != FailMode::PowerLoss || pending_.empty()) {
     inner_->read_at(off, buf, len);
     return;
   }
-  if (off + len > size()) throw Error(ErrorKind::Io, path() + ": read past the end of the file");
+  if (off + len > size_locked()) throw Error(ErrorKind::Io, path() + ": read past the end of the file");
   // Base: what the inner file has (zeros beyond its end), then the pending writes in order.
   const uint64_t isz = inner_->size();
   std::memset(buf, 0, len);
@@ -49,6 +55,7 @@ void FailFile::read_at(uint64_t off, uint8_t* buf, size_t len) {
 }
 
 void FailFile::write_at(uint64_t off, const uint8_t* buf, size_t len) {
+  std::lock_guard<std::mutex> lk(mu_);
   if (next_op_fails()) {
     if (plan_.mode == FailMode::TornWrite) {
       size_t n = plan_.torn_bytes ? std::min(plan_.torn_bytes, len) : (len / 2) / 512 * 512;
@@ -58,7 +65,7 @@ void FailFile::write_at(uint64_t off, const uint8_t* buf, size_t len) {
   }
   if (plan_.mode == FailMode::PowerLoss) {
     pending_.push_back({off, std::vector<uint8_t>(buf, buf + len)});
-    pending_size_ = std::max(size(), off + len);
+    pending_size_ = std::max(size_locked(), off + len);
     return;
   }
   inner_->write_at(off, buf, len);
@@ -71,6 +78,7 @@ void FailFile::flush_pending() {
 }
 
 void FailFile::sync() {
+  std::lock_guard<std::mutex> lk(mu_);
   if (plan_.count_syncs) {
     if (next_op_fails()) fail("sync");
   } else if (failed_) {
@@ -81,6 +89,7 @@ void FailFile::sync() {
 }
 
 void FailFile::truncate(uint64_t n) {
+  std::lock_guard<std::mutex> lk(mu_);
   if (failed_) fail("the device failed earlier");
   // Metadata change: treated as durable at once. Pending (un-synced) writes stay pending, clipped to the new size.
   inner_->truncate(n);

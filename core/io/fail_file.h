@@ -8,10 +8,12 @@
 // After the failure every further write or sync throws too (the device is gone); reads still work and see what
 // the inner file holds plus (PowerLoss) pending writes before the failure. truncate() is durable at once (pending
 // writes stay pending, clipped). With fail_at = 0 nothing fails, so a
-// test can first count the operations of a run and then fail each of them in turn.
+// test can first count the operations of a run and then fail each of them in turn. Thread-safe (one mutex), as
+// the fill's several writer threads need.
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -41,8 +43,14 @@ class FailFile final : public BlockFile {
   const std::string& path() const override { return inner_->path(); }
   void truncate(uint64_t new_size) override;
 
-  uint64_t operations() const { return ops_; }  // operations seen so far, the failing one included
-  bool failed() const { return failed_; }
+  uint64_t operations() const {  // operations seen so far, the failing one included
+    std::lock_guard<std::mutex> lk(mu_);
+    return ops_;
+  }
+  bool failed() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return failed_;
+  }
   BlockFile& inner() { return *inner_; }
 
  private:
@@ -50,11 +58,13 @@ class FailFile final : public BlockFile {
   bool next_op_fails();
   [[noreturn]] void fail(const char* what);
   void flush_pending();
+  uint64_t size_locked() const;
 
   struct Pending {
     uint64_t offset;
     std::vector<uint8_t> data;
   };
+  mutable std::mutex mu_;
   std::unique_ptr<BlockFile> inner_;
   FailPlan plan_;
   uint64_t ops_ = 0;

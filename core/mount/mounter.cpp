@@ -557,6 +557,13 @@ DismountResult dismount(const Registry& reg, const MountRecord& rec_in, bool for
   bool fuse_lazy = false;
   if (!rec.aux_dir.empty() && is_mount_point(rec.aux_dir)) {
     int rc = ::umount2(rec.aux_dir.c_str(), alive ? 0 : MNT_DETACH);
+    // A FUSE filesystem on top (fusefat, ntfs-3g) closes the plaintext file only when its own process exits, which
+    // happens a moment after its umount2() returned: give it the same grace as the loop device above.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(res.lazy ? 1 : 10);
+    while (rc != 0 && errno == EBUSY && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      rc = ::umount2(rec.aux_dir.c_str(), alive ? 0 : MNT_DETACH);
+    }
     if (rc != 0 && errno == EBUSY) {
       if (!force && !res.lazy)
         throw Error(ErrorKind::Busy, "the plaintext device " + rec.plaintext_device + " is in use (a loop device or "

@@ -48,7 +48,7 @@ bsrange=4k-1M
 size=24M
 numjobs=2
 EOF
-fio "$TMP/stress.fio" --output="$TMP/fio.out" && rc=0 || rc=$?
+(cd "$TMP" && fio "$TMP/stress.fio" --output="$TMP/fio.out") && rc=0 || rc=$?
 check "fio readers and writers for ${RUNTIME}s: no error, verification passed" test "$rc" = 0
 grep -E "READ:|WRITE:|err=" "$TMP/fio.out" | sed 's/^/# /'
 check "fio reported no verify failure" bash -c "! grep -qi 'verify.*fail\|bad magic\|crc32c.*mismatch' '$TMP/fio.out'"
