@@ -499,3 +499,30 @@ TEST_CASE("reencrypt: batch of 5, one wrong password", "[reencrypt][batch]") {
     CHECK_THROWS_AS(run_batch(dup, bo), Error);
   }
 }
+
+TEST_CASE("reencrypt: pre-flight refuses a journal folder that is missing or not a folder, nothing written",
+          "[reencrypt]") {
+  wvtest::TempDir dir;
+  const std::string path = dir.file("p.hc");
+  const Credentials c = creds("pw");
+  make_container(path, noise(128 * kKiB), ChainId::Aes, PrfId::Sha512, c);
+  const std::string before = file_sha256(path);
+  const std::string not_a_folder = dir.file("plain-file");
+  {
+    auto f = open_file(not_a_folder, OpenMode::CreateNew);
+    f->write_at(0, reinterpret_cast<const uint8_t*>("x"), 1);
+  }
+  for (const std::string& jd : {dir.file("no-such-folder"), not_a_folder}) {
+    INFO("journal folder " << jd);
+    JobOptions o = job_options(Resilience::Journal, 64 * kKiB);
+    o.journal_dir = jd;
+    CHECK_THROWS_MATCHES(Job::prepare(request(path, c), o), Error, Catch::Predicate<Error>([](const Error& e) {
+                           return e.kind() == ErrorKind::Io || e.kind() == ErrorKind::Format;
+                         }));
+    CHECK(file_sha256(path) == before);
+    CHECK_FALSE(std::filesystem::exists(journal_path_for(path, jd)));
+  }
+  // The default (the container's folder) works.
+  reencrypt(request(path, c), job_options(Resilience::Journal, 64 * kKiB));
+  CHECK(file_sha256(path) != before);
+}
