@@ -22,6 +22,9 @@
 #include "core/util/error.h"
 #include "core/util/random.h"
 #include "core/util/secure.h"
+#ifdef WARPVOL_HAVE_GPU
+#include "gpu/gpu_engine.h"
+#endif
 
 namespace warpvol::cli {
 namespace {
@@ -50,7 +53,7 @@ class BenchmarkCommand final : public Command {
     return "Measure XTS encrypt/decrypt MB/s per chain and engine, and key-derivation time per PRF";
   }
   std::string usage() const override {
-    return "benchmark [--size N] [--threads N] [--engine cpu|gpu|all] [--json] [--calibrate]";
+    return "benchmark [--size N] [--threads N] [--engine cpu|gpu|auto|all] [--json] [--calibrate]";
   }
   std::string example() const override { return "warpvol benchmark --size 64M --threads 1 --encryption aes --json"; }
   bool has_json() const override { return true; }
@@ -59,8 +62,9 @@ class BenchmarkCommand final : public Command {
         ("size", po::value<std::string>()->value_name("N")->default_value("32M"),
          "bytes per XTS request (multiple of 512; K/M/G suffixes)")
         ("threads", po::value<unsigned>()->value_name("N")->default_value(0), "CPU engine threads (0 = every core)")
-        ("engine", po::value<std::string>()->value_name("cpu|gpu|all")->default_value("all"),
-         "engines to measure (all = the CPU engine and the GPU engine when present)")
+        ("engine", po::value<std::string>()->value_name("cpu|gpu|auto|all")->default_value("all"),
+         "engines to measure (all = the CPU engine and the GPU engine when present; auto = the dispatcher of the "
+         "data commands: GPU from the calibrated crossover size up, else CPU)")
         ("encryption", po::value<std::string>()->value_name("CHAIN"), "measure only this chain")
         ("hash", po::value<std::string>()->value_name("PRF"), "measure only this PRF")
         ("iterations", po::value<uint32_t>()->value_name("N"),
@@ -80,8 +84,8 @@ class BenchmarkCommand final : public Command {
       throw Error(ErrorKind::Usage, "--size must be a multiple of 512 between 512 and 16G");
     const unsigned threads = vm["threads"].as<unsigned>();
     const std::string which = vm["engine"].as<std::string>();
-    if (which != "cpu" && which != "gpu" && which != "all")
-      throw Error(ErrorKind::Usage, "unknown engine '" + which + "' for benchmark (cpu, gpu or all)");
+    if (which != "cpu" && which != "gpu" && which != "auto" && which != "all")
+      throw Error(ErrorKind::Usage, "unknown engine '" + which + "' for benchmark (cpu, gpu, auto or all)");
     const double min_time = vm["min-time"].as<double>();
     if (!(min_time >= 0 && min_time <= 3600)) throw Error(ErrorKind::Usage, "--min-time must be 0..3600 seconds");
     const int pim = vm["pim"].as<int>();
@@ -118,6 +122,13 @@ class BenchmarkCommand final : public Command {
       if (!vm.count("kdf-only")) {
         auto engines = make_engines(ctx, which, threads);
         xts(ctx, engines, size, only_chain, min_time, results);
+#ifdef WARPVOL_HAVE_GPU
+        // Figures only the device can give (kernel-only, pinned and pageable end to end), over 1 GiB unless --size
+        // was given.
+        for (const auto& eu : engines)
+          if (eu.label == "gpu")
+            gpu_figures(ctx, vm["size"].defaulted() ? (uint64_t(1) << 30) : size, only_chain, results);
+#endif
       }
       if (!vm.count("xts-only")) kdf(ctx, only_prf, iterations, pim, results);
     }
@@ -128,6 +139,14 @@ class BenchmarkCommand final : public Command {
  private:
   static std::vector<EngineUnderTest> make_engines(const Context& ctx, const std::string& which, unsigned threads) {
     std::vector<EngineUnderTest> out;
+    if (which == "auto") {
+      EngineOptions eo;
+      eo.choice = EngineChoice::Auto;
+      eo.cpu_threads = threads;
+      eo.verbose = [&ctx](const std::string& s) { ctx.verbose_line(s); };
+      out.push_back({"auto", make_engine(eo), std::nullopt});
+      return out;
+    }
     if (which == "cpu" || which == "all") {
       auto cpu = std::make_shared<CpuEngine>(threads);
       out.push_back({"cpu", cpu, cpu->threads()});
@@ -184,6 +203,7 @@ class BenchmarkCommand final : public Command {
                   {"chain_cli", std::string(ci.cli_name)},
                   {"engine", eu.label},
                   {"engine_detail", eu.engine->detail()},
+                  {"path", eu.label == "gpu" ? "pageable" : "host"},
                   {"implementation", impl},
                   {"isa", std::string(isa_name(active_isa()))},
                   {"size_bytes", size},
@@ -199,12 +219,55 @@ class BenchmarkCommand final : public Command {
         }
       }
     }
-#ifdef WARPVOL_HAVE_GPU
-    // GPU-SPECIFIC FIGURES -- to be wired by the GPU engineer / lead: warpvol::gpu::benchmark(...) (gpu/) reports
-    // what only the device can measure (kernel-only throughput, host<->device copy rates). The GPU rows above are
-    // end-to-end through the XtsEngine interface and need nothing from here.
-#endif
   }
+
+#ifdef WARPVOL_HAVE_GPU
+  // warpvol::gpu::benchmark (gpu/): per chain, the fused kernel on data already in GPU memory ("kernel"), and
+  // process() end to end from page-locked ("pinned") and ordinary ("pageable") host memory, median of 5 runs.
+  static void gpu_figures(const Context& ctx, uint64_t size, std::optional<ChainId> only_chain, json& results) {
+    gpu::GpuBenchOptions o;
+    o.kernel_bytes = o.host_bytes = size_t(size);
+    if (only_chain) o.chains.push_back(*only_chain);
+    std::string device, why;
+    ctx.check_cancel();
+    auto r = gpu::benchmark(o, device, why);
+    if (r.empty()) {
+      ctx.message("GPU figures not measured: " + why);
+      return;
+    }
+    if (!ctx.json)
+      ctx.out << "\nGPU " << device << ", " << format_bytes(size) << " per figure, MB/s (median of " << o.repeats
+              << "): kernel = data in GPU memory; pinned / pageable = end to end from host memory\n"
+              << "  chain                        kernel enc  kernel dec  pinned enc  pinned dec  pageable enc  "
+                 "pageable dec\n";
+    auto mbps = [](double gbps) { return std::round(gbps * 1e4) / 10; };  // GB/s -> MB/s, one decimal
+    for (const auto& x : r) {
+      const std::string name(chain_info(x.chain).name);
+      const std::pair<const char*, std::pair<double, double>> paths[] = {
+          {"kernel", {x.kernel_encrypt_gbps, x.kernel_decrypt_gbps}},
+          {"pinned", {x.pinned_gbps, x.pinned_decrypt_gbps}},
+          {"pageable", {x.pageable_gbps, x.pageable_decrypt_gbps}}};
+      for (const auto& [path, ed] : paths)
+        results.push_back({{"kind", "xts"},
+                           {"chain", name},
+                           {"chain_cli", std::string(chain_info(x.chain).cli_name)},
+                           {"engine", "gpu"},
+                           {"engine_detail", device},
+                           {"path", path},
+                           {"threads", nullptr},
+                           {"size_bytes", size},
+                           {"encrypt_MBps", mbps(ed.first)},
+                           {"decrypt_MBps", mbps(ed.second)}});
+      if (!ctx.json) {
+        char line[200];
+        std::snprintf(line, sizeof line, "  %-28s %11.0f %11.0f %11.0f %11.0f %13.0f %13.0f\n", name.c_str(),
+                      mbps(x.kernel_encrypt_gbps), mbps(x.kernel_decrypt_gbps), mbps(x.pinned_gbps),
+                      mbps(x.pinned_decrypt_gbps), mbps(x.pageable_gbps), mbps(x.pageable_decrypt_gbps));
+        ctx.out << line << std::flush;
+      }
+    }
+  }
+#endif
 
   static void kdf(const Context& ctx, std::optional<PrfId> only_prf, std::optional<uint32_t> iterations, int pim,
                   json& results) {

@@ -97,7 +97,13 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
     return cpu;
   }
   if (opt.choice == EngineChoice::Gpu) return gpu;
-  if (opt.verbose) opt.verbose("engine auto: " + gpu->detail() + " above the crossover size, else the CPU");
+  if (opt.verbose) {
+    std::error_code ec;
+    const std::string from = std::filesystem::exists(crossover_path(), ec)
+                                 ? "measured, " + crossover_path()
+                                 : "built-in defaults; `warpvol benchmark --calibrate` measures them";
+    opt.verbose("engine auto: " + gpu->detail() + " above the crossover size per chain (" + from + "), else the CPU");
+  }
   return std::make_shared<AutoEngine>(cpu, gpu);
 }
 

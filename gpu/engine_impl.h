@@ -1,0 +1,137 @@
+// Internal: the CUDA engine class shared by gpu_engine.cpp (engine, pipeline, fallback) and gpu_benchmark.cpp.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/engine/cpu_engine.h"
+#include "core/engine/xts_engine.h"
+#include "core/util/secure.h"
+#include "core/util/thread_pool.h"
+#include "gpu/gpu_engine.h"
+#include "gpu/kernel_api.h"
+
+namespace warpvol::gpu {
+
+struct CudaError : std::runtime_error {
+  CudaError(cudaError_t c, const std::string& what) : std::runtime_error(what), code(c) {}
+  cudaError_t code;
+};
+void check(cudaError_t e, const char* what);  // throws CudaError
+
+class GpuEngine;
+
+class GpuKey final : public EngineKey {
+ public:
+  // upload = false: host schedules only (after a CUDA error; such a key only serves the CPU fallback).
+  GpuKey(ChainId chain, const uint8_t* key_material, int device, bool upload);
+  ~GpuKey() override;
+  ChainId chain() const override { return chain_; }
+  int layers() const { return n_; }
+  // n_ layer keys in application order: encryption order for encrypt, reversed for decrypt.
+  const LayerKey* keys(Direction d) const {
+    return reinterpret_cast<const LayerKey*>((d == Direction::Encrypt ? enc_ : dec_).data());
+  }
+  // The CPU engine's key for the fallback (made on first use).
+  const EngineKey& cpu_key(CpuEngine& cpu) const;
+
+ private:
+  ChainId chain_;
+  int n_;
+  int device_;
+  LockedBytes material_;  // 2K bytes
+  LockedBytes enc_, dec_;  // n_ LayerKey each
+  uint32_t* d_tf_ = nullptr;  // Twofish g() tables: per cipher index, data key then tweak key (1024 words each)
+  size_t d_tf_bytes_ = 0;
+  mutable std::mutex cpu_mu_;
+  mutable std::shared_ptr<const EngineKey> cpu_key_;
+};
+
+class GpuEngine final : public XtsEngine {
+ public:
+  // nullptr with why_not when no usable device.
+  static std::unique_ptr<GpuEngine> create(const GpuEngineOptions& opt, std::string& why_not);
+  ~GpuEngine() override;
+
+  std::string name() const override { return "gpu"; }
+  std::string detail() const override;
+  std::shared_ptr<const EngineKey> prepare(ChainId chain, const uint8_t* key_material) override;
+  void process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) override;
+  void reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
+                 size_t nunits) override;
+
+  GpuEngineStatus status() const;
+  int device() const { return device_; }
+  const cudaDeviceProp& props() const { return prop_; }
+  const uint32_t* tables() const { return d_tables_; }
+
+  // One job's work on `n` units already in device memory at `d_data` (process when `to` is null, else re-encrypt
+  // from `a` to `to`), enqueued on `s`. Returns the first error (launch failures, injected ones included).
+  cudaError_t enqueue_kernels(const GpuKey& a, const GpuKey* to, Direction d, uint64_t unit0, uint8_t* d_data,
+                              size_t n, cudaStream_t s);
+
+ private:
+  GpuEngine() = default;
+  struct Slot {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t done = nullptr;
+    uint8_t* d = nullptr;  // device chunk buffer
+    uint8_t* h = nullptr;  // pinned staging buffer
+    bool busy = false;
+  };
+  struct Job {
+    const GpuKey* a;
+    const GpuKey* b;  // re-encryption target, or null
+    Direction d;
+    uint64_t unit0;
+    uint8_t* data;
+    size_t nunits;
+  };
+  void run(const Job& job);
+  void run_cpu(const Job& job, size_t first, size_t n);
+  void ensure_buffers();
+  Slot* acquire(bool may_block);
+  void release(Slot* s);
+  void fail(const std::string& what);
+  CpuEngine& cpu();
+  int grid_for(const KernelInfo& k, size_t nunits);
+  void parallel_copy(ThreadPool& pool, uint8_t* dst, const uint8_t* src, size_t n);
+
+  GpuEngineOptions opt_;
+  int device_ = 0;
+  cudaDeviceProp prop_{};
+  uint32_t* d_tables_ = nullptr;
+  size_t chunk_units_ = 0;
+  int nslots_ = 0;
+  unsigned copy_threads_ = 0;
+  long fail_launch_ = -1;
+
+  std::mutex buf_mu_;
+  bool buffers_ready_ = false;
+  std::vector<Slot> slots_;
+  std::mutex slot_mu_;
+  std::condition_variable slot_cv_;
+  std::unique_ptr<ThreadPool> copy_in_pool_, copy_out_pool_;
+  bool nt_copy_ = true;
+
+  std::mutex grid_mu_;
+  std::unordered_map<const void*, int> max_grid_;  // per kernel: SMs x resident CTAs
+
+  std::atomic<bool> failed_{false};
+  std::atomic<uint64_t> launches_{0};
+  std::atomic<uint64_t> cpu_units_{0};
+  mutable std::mutex fail_mu_;
+  std::string error_;
+  std::mutex cpu_mu_;
+  std::unique_ptr<CpuEngine> cpu_;
+};
+
+}  // namespace warpvol::gpu

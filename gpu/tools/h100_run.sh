@@ -1,0 +1,74 @@
+#!/bin/bash
+# Runs the GPU engine's checks and benchmarks on the GPU machine (through the device tool), from binaries built
+# here and carried as build-gpu-run/bins.tar.xz (see gpu/NOTES.md). Usage: gpu/tools/h100_run.sh STEP...
+# Steps: info, tests, cputests (start in the background; `cpuwait` waits), sanitize, wvbench, calibrate, ablation,
+# bench, cpubench, sweep, sass. Results go to $OUT (at most 8 files come back).
+set -u
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT" /tmp/wv
+ROOT=$PWD
+tar -C /tmp/wv -xJf build-gpu-run/bins.tar.xz || exit 1
+# The test binary looks for testvectors/ and the warpvol binary where it was built (/work/main/build-gpu).
+[ -e /work/main/testvectors ] || { mkdir -p /work && ln -sfn "$ROOT" /work/main; }
+mkdir -p /work/main/build-gpu && cp /tmp/wv/warpvol /work/main/build-gpu/warpvol
+cd /tmp/wv
+export XDG_CACHE_HOME=/tmp/xdg
+# The CPU engine's tags (ciphers, SIMD paths, XTS, cascades, hashes, KDFs, self-test): the AVX-512/GFNI/VAES paths.
+CPU_TAGS='[simd],[aes],[serpent],[twofish],[camellia],[kuznyechik],[xts],[cascade],[cipher],[crc],[hash],[hmac],[selftest],[emulation],[streebog],[pbkdf2],[kdf],[argon2],[batch],[benchmark],[random]'
+cpu_pid=
+for step in "$@"; do
+  echo "=== $step $(date +%T)"
+  case $step in
+    info)
+      ldd --version | head -1
+      nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
+      grep -m1 "model name" /proc/cpuinfo; nproc
+      grep -m1 -o -w -E "avx512f|vaes|gfni|vpclmulqdq" /proc/cpuinfo | sort -u | tr '\n' ' '; echo ;;
+    tests)
+      timeout 150 ./warpvol_tests "[gpu]" --durations yes > "$OUT/tests.txt" 2>&1
+      echo "rc=$?"; grep -aE "^(test cases|assertions)|FAILED|All tests|skipped" "$OUT/tests.txt" | tail -6
+      grep -aE "^[0-9.]+ s: " "$OUT/tests.txt" | sort -rn | head -8 ;;
+    cputests)
+      (timeout 200 ./warpvol_tests "$CPU_TAGS" --durations yes > "$OUT/cputests.txt" 2>&1; echo "rc=$?" >> "$OUT/cputests.txt") &
+      cpu_pid=$! ;;
+    cpuwait)
+      [ -n "$cpu_pid" ] && wait "$cpu_pid"
+      grep -aE "^(test cases|assertions)|FAILED|All tests|^rc=" "$OUT/cputests.txt" | tail -5 ;;
+    sanitize)
+      timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 ./warpvol_tests "[sanitize]" > "$OUT/san_memcheck.txt" 2>&1
+      echo "memcheck rc=$?"; tail -3 "$OUT/san_memcheck.txt"
+      # racecheck is far slower than memcheck: the subset's multi-chunk runs shrink to 40 units (WARPVOL_TEST_SMALL).
+      WARPVOL_TEST_SMALL=1 timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 ./warpvol_tests "[sanitize]" > "$OUT/san_racecheck.txt" 2>&1
+      echo "racecheck rc=$?"; tail -3 "$OUT/san_racecheck.txt" ;;
+    wvbench)
+      # WVBENCH_ENGINE (default all): kernel-only + pinned + pageable (1 GiB), the GPU through the engine interface, and all 16 CPU cores.
+      timeout 150 ./warpvol benchmark --engine "${WVBENCH_ENGINE:-all}" --xts-only --json > "$OUT/wvbench.json" 2> "$OUT/wvbench.err"
+      echo "rc=$?"; tail -2 "$OUT/wvbench.err" ;;
+    calibrate)
+      timeout 90 ./warpvol benchmark --calibrate --min-time 0.15 > "$OUT/calibrate.txt" 2>&1
+      echo "rc=$?" >> "$OUT/calibrate.txt"; cat "$XDG_CACHE_HOME/warpvol/crossover.json" >> "$OUT/calibrate.txt"
+      for sz in 64K 64M; do  # auto below / above Serpent's crossover: CPU-like, then GPU-like MB/s
+        ./warpvol benchmark --verbose --engine auto --size $sz --min-time 0.3 --xts-only --encryption serpent >> "$OUT/calibrate.txt" 2>&1
+      done
+      cat "$OUT/calibrate.txt" ;;
+    ablation)
+      timeout 60 ./gpu_ablation 1024 > "$OUT/gpubench.txt" 2>&1; cat "$OUT/gpubench.txt" ;;
+    bench)
+      timeout 120 ./gpu_bench 1024 1024 5 2>&1 | tee -a "$OUT/gpubench.txt" ;;
+    cpubench)
+      { echo "--- warpvol benchmark --engine cpu --threads 1 --json"
+        timeout 60 ./warpvol benchmark --engine cpu --threads 1 --json
+        echo "--- warpvol benchmark --engine cpu --threads 16 --xts-only --json"
+        timeout 40 ./warpvol benchmark --engine cpu --threads 16 --xts-only --json
+        echo "--- openssl speed -evp aes-256-xts -bytes 512 -seconds 2"
+        command -v openssl && openssl version && timeout 20 openssl speed -evp aes-256-xts -bytes 512 -seconds 2 2>&1 | tail -3
+      } > "$OUT/cpubench.txt" 2>&1; echo "rc=$?"; grep -c '"kind"' "$OUT/cpubench.txt"; tail -3 "$OUT/cpubench.txt" ;;
+    sweep)
+      for t in 8 16; do for c in 16 32 64; do
+        echo "copy_threads=$t chunk=${c}MiB: $(WARPVOL_GPU_COPY_THREADS=$t WARPVOL_GPU_CHUNK_MB=$c GPU_BENCH_CHAINS=serpent,aes GPU_BENCH_NO_KERNEL=1 timeout 20 ./gpu_bench 0 1024 3 2>&1 | grep -E '^  (AES|Serpent) ' | tr -s ' ' | tr '\n' ';')"
+      done; done 2>&1 | tee "$OUT/sweep.txt" ;;
+    sass)
+      cuobjdump -sass ./gpu_bench 2>/dev/null | xz -3 > "$OUT/sass.txt.xz"; ls -la "$OUT/sass.txt.xz" ;;
+  esac
+done
+echo "=== done $(date +%T)"
