@@ -3,6 +3,8 @@
 // hidden volumes, TrueCrypt -> VeraCrypt, the half-re-encrypted marker, batches.
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cstring>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -525,4 +527,41 @@ TEST_CASE("reencrypt: pre-flight refuses a journal folder that is missing or not
   // The default (the container's folder) works.
   reencrypt(request(path, c), job_options(Resilience::Journal, 64 * kKiB));
   CHECK(file_sha256(path) != before);
+}
+
+TEST_CASE("reencrypt: the journal holds no master key in the clear", "[reencrypt][journal]") {
+  wvtest::TempDir dir;
+  const std::string path = dir.file("k.hc");
+  const Credentials oc = creds("old key test"), nc = creds("new key test");
+  make_container(path, noise(512 * kKiB), ChainId::AesTwofish, PrfId::Sha512, oc);
+  const OpenedHeader before = header_of(path, open_opts(oc));
+  for (Resilience res : {Resilience::Checksum, Resilience::Journal}) {
+    INFO(resilience_name(res));
+    VolumeRequest r = request(path, res == Resilience::Checksum ? oc : nc);
+    r.next.password = pw(res == Resilience::Checksum ? "new key test" : "old key test");
+    const OpenedHeader cur = header_of(path, r.open);
+    JobOptions o = job_options(res, 64 * kKiB);
+    int n = 0;
+    o.cancel.requested = [&n] { return ++n >= 2; };
+    CHECK_THROWS(Job::prepare(r, o)->run());
+    std::vector<uint8_t> journal;
+    {
+      auto f = open_file(journal_path_for(path), OpenMode::ReadOnly);
+      journal.resize(size_t(f->size()));
+      f->read_at(0, journal.data(), journal.size());
+    }
+    REQUIRE(journal.size() > 2000);
+    reencrypt(r, job_options(res, 64 * kKiB));  // finish: the new master keys are now in the header
+    const OpenedHeader after = header_of(path, open_opts(res == Resilience::Checksum ? nc : oc));
+    // Each 32-byte key of the old and the new chain (primary and secondary halves) must not occur in the journal.
+    const size_t key_bytes = 2 * chain_info(ChainId::AesTwofish).key_size();
+    for (const OpenedHeader* h : {&cur, &after}) {
+      for (size_t k = 0; k + 32 <= key_bytes; k += 32) {
+        const uint8_t* key = h->fields.key_area.data() + k;
+        CHECK(std::search(journal.begin(), journal.end(), key, key + 32) == journal.end());
+      }
+    }
+    CHECK(std::memcmp(cur.fields.key_area.data(), after.fields.key_area.data(), key_bytes) != 0);
+  }
+  CHECK(std::memcmp(before.fields.key_area.data(), header_of(path, open_opts(oc)).fields.key_area.data(), 64) != 0);
 }

@@ -3,7 +3,8 @@
 # enforced) fails up front and writes nothing anywhere; --skip-bad re-encrypts the other four; --progress-json
 # lines are cryptsetup-style (numbers as strings); --resume-only without a journal is refused; SIGINT stops at a
 # safe point with exit 6, the container is refused by info/export with a pointer to --resume, and running the same
-# command again finishes it; the result is checked by an independent reader (test_reencrypt_oracle.py).
+# command again finishes it; the result is checked by an independent reader (test_reencrypt_oracle.py); SIGTERM
+# stops the same way; a journal folder without room is refused before anything is written (as root: 1 MiB tmpfs).
 # Args: warpvol binary, source dir. Exit 77 = skipped.
 set -u
 WV=${1:?warpvol binary}
@@ -13,7 +14,8 @@ python3 -c 'import cryptography.hazmat.primitives.ciphers' 2>/dev/null || { echo
 "$WV" help reencrypt > /dev/null 2>&1 || { echo "skip: this warpvol has no reencrypt command"; exit 77; }
 T=$(mktemp -d /tmp/wv-reenc-cli-XXXXXX)
 PID=""
-cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; rm -rf "$T"; }
+SMALL=""
+cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; [ -n "$SMALL" ] && umount "$SMALL"; rm -rf "$T"; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 export_sha() {  # volume password
@@ -90,20 +92,23 @@ run_big() {
   PID=$!
   exec 3<&- 4<&-
 }
-interrupted=0
-for attempt in 1 2 3; do
-  run_big -q
-  sleep 0.6
-  kill -INT "$PID" 2>/dev/null
-  wait "$PID"; rc=$?; PID=""
-  if [ $rc = 6 ]; then interrupted=1; break; fi
-  [ $rc = 0 ] || fail "SIGINT run: exit $rc: $(cat "$T/err.txt")"
-  # finished before the signal: start over from the new password
-  python3 "$ORACLE" create "$V" --size $((96 * 1024 * 1024)) --password old --pim 1 --seed big > /dev/null
-done
-[ $interrupted = 1 ] || fail "could not interrupt a running re-encryption"
-grep -q "interrupted" "$T/err.txt" || fail "message on SIGINT: $(cat "$T/err.txt")"
-[ -e "$V.warpvol-reencrypt" ] || fail "no journal after SIGINT"
+interrupt_big() {  # signal: start a job on the fresh container and stop it with the signal (exit 6 wanted)
+  local interrupted=0 attempt rc
+  for attempt in 1 2 3; do
+    run_big -q
+    sleep 0.6
+    kill -"$1" "$PID" 2>/dev/null
+    wait "$PID"; rc=$?; PID=""
+    if [ $rc = 6 ]; then interrupted=1; break; fi
+    [ $rc = 0 ] || fail "SIG$1 run: exit $rc: $(cat "$T/err.txt")"
+    # finished before the signal: start over from the old password
+    python3 "$ORACLE" create "$V" --size $((96 * 1024 * 1024)) --password old --pim 1 --seed big > /dev/null
+  done
+  [ $interrupted = 1 ] || fail "could not interrupt a running re-encryption with SIG$1"
+  grep -q "interrupted" "$T/err.txt" || fail "message on SIG$1: $(cat "$T/err.txt")"
+  [ -e "$V.warpvol-reencrypt" ] || fail "no journal after SIG$1"
+}
+interrupt_big INT
 for pw in old new; do
   out=$(printf '%s\n' $pw | "$WV" info "$V" --password-stdin --pim 1 --hash sha512 2>&1); rc=$?
   [ $rc = 4 ] || fail "info on a half re-encrypted container ($pw): exit $rc: $out"
@@ -120,4 +125,29 @@ S=$(export_sha "$V" new) || fail "export after resume"
 [ "$S" = "$BIG" ] || fail "plaintext after SIGINT + resume differs"
 S=$(python3 "$ORACLE" verify "$V" --password new --pim 1) || fail "independent reader cannot open the result"
 [ "$S" = "$BIG" ] || fail "independent reader: plaintext differs"
+
+# ---- SIGTERM: the same safe stop (exit 6), then the same command finishes ----
+python3 "$ORACLE" create "$V" --size $((96 * 1024 * 1024)) --password old --pim 1 --seed big > /dev/null || fail "create"
+interrupt_big TERM
+run_big -q
+wait "$PID"; rc=$?; PID=""
+[ $rc = 0 ] || fail "resume after SIGTERM: exit $rc: $(cat "$T/err.txt")"
+S=$(export_sha "$V" new) || fail "export after SIGTERM + resume"
+[ "$S" = "$BIG" ] || fail "plaintext after SIGTERM + resume differs"
+
+# ---- pre-flight: not enough room for the journal (a 1 MiB tmpfs as --journal-dir; needs root) ----
+mkdir "$T/small"
+if mount -t tmpfs -o size=1m tmpfs "$T/small" 2>/dev/null; then
+  SMALL="$T/small"
+  before=$(sha256sum "$V")
+  out=$(printf 'new\n' | "$WV" reencrypt "$V" --password-stdin --pim 1 --hash sha512 --no-hidden-volume \
+    --resilience journal --hotzone-size 1M --journal-dir "$T/small" 2>&1); rc=$?
+  [ $rc = 3 ] || fail "journal folder without room: exit $rc (want 3): $out"
+  echo "$out" | grep -q "not enough free space" || fail "free-space message: $out"
+  [ "$(sha256sum "$V")" = "$before" ] || fail "container written although the journal has no room"
+  [ -z "$(ls -A "$T/small")" ] || fail "files left in the journal folder: $(ls -A "$T/small")"
+  umount "$T/small" && SMALL=""
+else
+  echo "note: free-space pre-flight not checked (cannot mount a tmpfs: not root)"
+fi
 echo PASS
