@@ -42,6 +42,7 @@ ReencryptDialog::ReencryptDialog(QWidget* parent, ReencryptBackend backend)
   l->addWidget(creds_);
   auto* f = new QFormLayout;
   chain_ = new QComboBox(this);
+  chain_->setObjectName("new_chain");
   chain_->addItem(tr("Unchanged"), -1);
   for (const auto& c : all_chains()) chain_->addItem(QString::fromUtf8(c.name.data(), int(c.name.size())), int(c.id));
   f->addRow(tr("New encryption:"), chain_);

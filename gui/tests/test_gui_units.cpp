@@ -11,6 +11,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <fstream>
+
+#include "core/create/create.h"
+#include "core/engine/cpu_engine.h"
+#include "core/volume/volume.h"
 #include "gui/create_wizard.h"
 #include "gui/credentials_widget.h"
 #include "gui/main_window.h"
@@ -196,6 +201,50 @@ class GuiUnits : public QObject {
     QCOMPARE(ran.size(), size_t(2));
     QVERIFY(resumed);
     QTRY_COMPARE(d.progress_table()->item(1, 1)->text(), QString("done"));
+  }
+
+  // The dialog with its default backend (core/reencrypt), not an injected one: a real container goes from AES to
+  // Serpent through the dialog's worker thread and keeps its data.
+  void reencrypt_dialog_runs_the_real_core_reencryption() {
+    QTemporaryDir dir;
+    const std::string raw = dir.filePath("raw").toStdString(), vol = dir.filePath("real.hc").toStdString();
+    std::vector<uint8_t> data(512 * 1024);
+    for (size_t i = 0; i < data.size(); ++i) data[i] = uint8_t(i * 131 + (i >> 9));
+    std::ofstream(raw, std::ios::binary).write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+    const std::string pw = "gui reencrypt password";
+    warpvol::Credentials cred;
+    cred.password = warpvol::LockedBytes(reinterpret_cast<const uint8_t*>(pw.data()), pw.size());
+    cred.pim = 1;
+    warpvol::CreateOptions c;
+    c.path = vol;
+    c.import_path = raw;
+    c.pim = 1;
+    c.credentials = cred;
+    c.engine = std::make_shared<warpvol::CpuEngine>(0);
+    warpvol::create_volume(c);
+
+    ReencryptDialog d;
+    d.add_volume(QString::fromStdString(vol));
+    QVERIFY(!d.resume_offered());
+    d.credentials()->set_password(QString::fromStdString(pw));
+    d.credentials()->set_pim(1);
+    d.no_hidden_box()->setChecked(true);
+    auto* chain = d.findChild<QComboBox*>("new_chain");
+    QVERIFY(chain);
+    chain->setCurrentIndex(chain->findData(int(warpvol::ChainId::Serpent)));
+    QVERIFY(d.validate().isEmpty());
+    QSignalSpy finished(&d, &ReencryptDialog::job_finished);
+    d.start();
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.first().at(0).toString(), QString());
+
+    warpvol::OpenOptions o;
+    o.credentials = cred;
+    auto v = warpvol::Volume::open(vol, o, std::make_shared<warpvol::CpuEngine>(0), false);
+    QCOMPARE(int(v->header().chain), int(warpvol::ChainId::Serpent));
+    std::vector<uint8_t> back(data.size());
+    v->read(0, back.data(), back.size());
+    QVERIFY(back == data);
   }
 
   void settings_history_and_never_save() {
