@@ -670,7 +670,7 @@ struct Job::Impl {
         safe.hot_offset = noff;
         sentinel_at(noff, safe);
         commit(safe);
-        throw Error(ErrorKind::Interrupted, "interrupted: " + path + " is half re-encrypted (" +
+        throw Error(ErrorKind::Interrupted, "stopped at a safe point: " + path + " is half re-encrypted (" +
                                                 std::to_string(noff) + " of " + std::to_string(j.range_size) +
                                                 " bytes done); run the same command again to resume");
       }

@@ -2,7 +2,7 @@
 # `warpvol reencrypt` end to end: a batch of 5 containers with one wrong password (credentials file; mode 0600
 # enforced) fails up front and writes nothing anywhere; --skip-bad re-encrypts the other four; --progress-json
 # lines are cryptsetup-style (numbers as strings); --resume-only without a journal is refused; SIGINT stops at a
-# safe point with exit 6, the container is refused by info/export with a pointer to --resume, and running the same
+# safe point with exit 6, the container is refused by info/export/mount with a pointer to --resume, and running the same
 # command again finishes it; the result is checked by an independent reader (test_reencrypt_oracle.py); SIGTERM
 # stops the same way; a journal folder without room is refused before anything is written (as root: 1 MiB tmpfs).
 # Args: warpvol binary, source dir. Exit 77 = skipped.
@@ -115,6 +115,9 @@ for pw in old new; do
   echo "$out" | grep -q "reencrypt --resume" || fail "no pointer to --resume: $out"
   out=$(printf '%s\n' $pw | "$WV" export "$V" "$T/y.raw" --password-stdin --pim 1 --hash sha512 2>&1); rc=$?
   [ $rc = 4 ] || fail "export of a half re-encrypted container ($pw): exit $rc"
+  out=$(printf '%s\n' $pw | "$WV" mount "$V" --filesystem none --password-stdin --pim 1 --hash sha512 2>&1); rc=$?
+  [ $rc = 4 ] || fail "mount of a half re-encrypted container ($pw): exit $rc: $out"
+  echo "$out" | grep -q "reencrypt --resume" || fail "mount: no pointer to --resume: $out"
 done
 run_big --progress-json
 wait "$PID"; rc=$?; PID=""
