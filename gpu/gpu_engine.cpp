@@ -473,9 +473,11 @@ void GpuEngine::run(const Job& j) {
     }
     release(f.slot);
   };
-  // A request of less than four chunks goes in four pieces (at least 256 KiB each, where pinned copies still run at
-  // 36-41 GB/s), so that its copies and kernels overlap too instead of running one after the other.
-  const size_t cu = std::min(chunk_units_, std::max<size_t>(512, (j.nunits + 3) / 4));
+  // A request of less than four chunks goes in up to four pieces of at least 4 MiB, so that its copies and kernels
+  // overlap too instead of running one after the other. Measured on the H100 (gpu/NOTES.md, calibration): 16 MiB
+  // requests went from 9.7 to 12.7 GB/s (Serpent) with 4 MiB pieces, while pieces of 256 KiB and 1 MiB made 1 MiB and
+  // 4 MiB requests slower (2.6 -> 2.2 and 6.9 -> 4.0 GB/s): below 8 MiB a request stays one chunk.
+  const size_t cu = std::min(chunk_units_, std::max<size_t>(8192, (j.nunits + 3) / 4));
   const bool threaded = j.nunits > cu;
   std::thread completer;
   if (threaded)

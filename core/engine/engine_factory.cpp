@@ -20,12 +20,16 @@ GpuEngineFactory& gpu_factory() {
   return f;
 }
 
-// Built-in crossover defaults, used until `warpvol benchmark --calibrate` measures this machine. AES stays on the
-// CPU: with VAES all cores match the PCIe link, so the GPU only adds copies. For the other chains a few MiB
-// amortise the transfer latency (h100.md: pipelined copies need MiB-sized chunks).
+// Built-in crossover defaults, used until `warpvol benchmark --calibrate` measures this machine; from the calibration
+// on the H100 machine (16-core Xeon with AVX-512, VAES and GFNI; gpu/NOTES.md). AES and Camellia stay on the CPU: with
+// VAES / GFNI all cores match or beat what the GPU gets through PCIe from pageable memory. Chains with Twofish (scalar
+// on the CPU) go to the GPU from 64 KiB. Serpent, Kuznyechik and their other cascades have AVX-512 CPU paths
+// (11-15 GB/s on 16 cores), so the GPU pays only from 16 MiB, when several chunks overlap copies and kernels.
 size_t default_crossover(ChainId id) {
-  if (id == ChainId::Aes) return SIZE_MAX;
-  return size_t(1) << 20;
+  if (id == ChainId::Aes || id == ChainId::Camellia) return SIZE_MAX;
+  for (CipherId c : chain_info(id).order)
+    if (c == CipherId::Twofish) return size_t(64) << 10;
+  return size_t(16) << 20;
 }
 
 class AutoKey final : public EngineKey {
