@@ -132,7 +132,7 @@ S=$(python3 "$ORACLE" verify "$V" --password new --pim 1) || fail "independent r
 # ---- SIGTERM: the same safe stop (exit 6), then the same command finishes ----
 python3 "$ORACLE" create "$V" --size $((96 * 1024 * 1024)) --password old --pim 1 --seed big > /dev/null || fail "create"
 interrupt_big TERM
-run_big -q
+run_big -q --resume   # the explicit form (the SIGINT case above resumed without it)
 wait "$PID"; rc=$?; PID=""
 [ $rc = 0 ] || fail "resume after SIGTERM: exit $rc: $(cat "$T/err.txt")"
 S=$(export_sha "$V" new) || fail "export after SIGTERM + resume"
