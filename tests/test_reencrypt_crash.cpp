@@ -307,3 +307,92 @@ TEST_CASE("reencrypt: a missing journal is reported, nothing is written", "[reen
   write_all(journal_path_for(fx.path), journal);
   fx.resume_and_verify(Resilience::Checksum);
 }
+
+TEST_CASE("reencrypt crash: outer + hidden volume in one job, power loss and torn writes at every operation",
+          "[reencrypt][crash][hidden]") {
+  FastDir dir;
+  const std::string master = dir.file("oh-master.hc"), path = dir.file("oh.hc");
+  const Credentials oc = creds("outer old"), hc = creds("hidden pw");
+  constexpr uint64_t kOuter = 512 * kKiB, kS = 192 * kKiB;
+  make_container(master, noise(kOuter), ChainId::Aes, PrfId::Sha512, oc);
+  const HiddenLayout l = hidden_layout(kOuter + 2 * kHeaderGroupSize, kS, 512);
+  const auto hidden_plain = noise(size_t(l.data_size));
+  add_hidden_volume(master, kS, hidden_plain, ChainId::Twofish, hc);
+  const auto outer_plain = read_plain(master, open_opts(oc, PrfId::Sha512));
+  const uint64_t rel = l.data_start - kDataOffsetV2;  // the hidden range inside the outer data area
+  auto outside_hidden = [&](const std::vector<uint8_t>& v) {
+    std::vector<uint8_t> o(v.begin(), v.begin() + long(rel));
+    o.insert(o.end(), v.begin() + long(rel + l.data_size), v.end());
+    return sha256_hex(o);
+  };
+  const std::string outer_sha = outside_hidden(outer_plain), hidden_sha = sha256_hex(hidden_plain);
+  OpenOptions ho = open_opts(hc, PrfId::Sha512);
+  ho.slot = SlotKind::Hidden;
+  const Credentials noc = creds("outer new");
+  auto req = [&] {
+    VolumeRequest r;
+    r.path = path;
+    r.open = open_opts(oc, PrfId::Sha512);
+    r.hidden = ho;
+    r.next.chain = ChainId::SerpentAes;
+    r.next.password = pw("outer new");
+    return r;
+  };
+  auto reset = [&] {
+    copy_file(master, path);
+    std::filesystem::remove(journal_path_for(path));
+    std::filesystem::remove(journal_path_for(path) + ".tmp");
+  };
+  // A header that opens (outer: old or new credentials; hidden) shows the original data, else it refuses.
+  auto check_open = [&](const OpenOptions& o, bool hidden) {
+    std::vector<uint8_t> got;
+    try {
+      got = read_plain(path, o);
+    } catch (const Error& e) {
+      const bool ok = e.kind() == ErrorKind::Auth ||
+                      (e.kind() == ErrorKind::Format && std::string(e.what()).find(kHalfReencryptedPhrase) != std::string::npos);
+      if (!ok) FAIL_CHECK("unexpected error opening at a crash point: " << e.what());
+      return;
+    }
+    CHECK((hidden ? sha256_hex(got) : outside_hidden(got)) == (hidden ? hidden_sha : outer_sha));
+  };
+  for (Resilience res : {Resilience::Checksum, Resilience::Journal}) {
+    for (FailMode mode : {FailMode::PowerLoss, FailMode::TornWrite}) {
+      reset();
+      CrashPlan count;
+      {
+        JobOptions o = job_options(res, 128 * kKiB);  // 4 zones; the 3rd and 4th straddle the hidden range's edges
+        o.max_write = 32 * 1024;
+        o.wrap_volume = crash_wrapper(count);
+        o.wrap_journal = crash_wrapper(count);
+        Job::prepare(req(), o)->run();
+      }
+      REQUIRE(count.ops >= 4 * 7);
+      for (uint64_t n = 1; n <= count.ops; ++n) {
+        INFO(resilience_name(res) << ", " << mode_name(mode) << " at operation " << n << " of " << count.ops);
+        reset();
+        CrashPlan plan;
+        plan.fail_at = n;
+        plan.mode = mode;
+        plan.torn_bytes = res == Resilience::Checksum ? 512 : 300;
+        {
+          JobOptions o = job_options(res, 128 * kKiB);
+          o.max_write = 32 * 1024;
+          o.wrap_volume = crash_wrapper(plan);
+          o.wrap_journal = crash_wrapper(plan);
+          auto job = Job::prepare(req(), o);
+          CHECK_THROWS_AS(job->run(), Error);
+        }
+        REQUIRE(plan.failed);
+        check_open(open_opts(oc, PrfId::Sha512), false);
+        check_open(open_opts(noc, PrfId::Sha512), false);
+        check_open(ho, true);
+        Job::prepare(req(), job_options(res, 128 * kKiB))->run();
+        CHECK_FALSE(std::filesystem::exists(journal_path_for(path)));
+        CHECK(outside_hidden(read_plain(path, open_opts(noc, PrfId::Sha512))) == outer_sha);
+        CHECK(sha256_hex(read_plain(path, ho)) == hidden_sha);
+        CHECK(header_of(path, ho).chain == ChainId::SerpentAes);
+      }
+    }
+  }
+}
