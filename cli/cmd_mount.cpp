@@ -136,10 +136,22 @@ class MountCommand final : public Command {
       ~Closer() { ::close(fd); }
     } closer{fd};
     // The header is read from the very file the FUSE process will serve.
-    auto file = open_file("/proc/self/fd/" + std::to_string(fd), OpenMode::ReadOnly);
+    const std::string fd_path = "/proc/self/fd/" + std::to_string(fd);
+    auto file = open_file(fd_path, OpenMode::ReadOnly);
+    // Messages about the header (e.g. "half re-encrypted: run warpvol reencrypt --resume on it") name the
+    // container the user gave, not the descriptor path it was read through.
+    auto open_named = [&](const OpenOptions& o) {
+      try {
+        return open_header(*file, o);
+      } catch (const Error& e) {
+        std::string m = e.what();
+        for (size_t at; (at = m.find(fd_path)) != std::string::npos;) m.replace(at, fd_path.size(), path);
+        throw Error(e.kind(), m);
+      }
+    };
 
     OpenOptions opt = open_options_from(vm, path, ctx);
-    OpenedHeader h = open_header(*file, opt);
+    OpenedHeader h = open_named(opt);
     ctx.verbose_line("opened the " + std::string(slot_kind_name(h.slot)) + " volume: data area " +
                      std::to_string(h.data_size) + " bytes at offset " + std::to_string(h.data_offset));
 
@@ -150,7 +162,7 @@ class MountCommand final : public Command {
       OpenOptions popt = protection_options(vm, path, ctx, opt);
       OpenedHeader hh = [&] {
         try {
-          return open_header(*file, popt);
+          return open_named(popt);
         } catch (const Error& e) {
           if (e.kind() == ErrorKind::Auth)
             throw Error(ErrorKind::Auth, "hidden volume protection: the protection password, PIM or keyfiles do not "

@@ -118,6 +118,7 @@ for pw in old new; do
   out=$(printf '%s\n' $pw | "$WV" mount "$V" --filesystem none --password-stdin --pim 1 --hash sha512 2>&1); rc=$?
   [ $rc = 4 ] || fail "mount of a half re-encrypted container ($pw): exit $rc: $out"
   echo "$out" | grep -q "reencrypt --resume" || fail "mount: no pointer to --resume: $out"
+  echo "$out" | grep -qF "$V" || fail "mount: the message does not name the container: $out"
 done
 run_big --progress-json
 wait "$PID"; rc=$?; PID=""
