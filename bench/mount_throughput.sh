@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Mounted-volume throughput (issue 4, performance), as root: for each chain, a 1.5 GiB container with ext4
-# (`warpvol create --filesystem ext4 --quick`), mounted; 1 GiB written sequentially with direct I/O (fio, 1 MiB
+# (`warpvol create --filesystem ext4`, fully filled like a real container: a --quick one is a sparse file, whose
+# first writes also allocate and zero pages), mounted; 1 GiB written sequentially with direct I/O (fio, 1 MiB
 # blocks, fsync at the end), the caches dropped, read back the same way; then random 4 KiB direct reads (IOPS). Next to
 # it, in the same run, the engine's own figures for that chain (`warpvol benchmark --engine cpu`, all cores).
 # Goals: >= 70% of the engine figure for AES, >= 85% for Serpent and Twofish.
@@ -29,7 +30,7 @@ for c in $chains; do
   read -r enc dec < <("$bin" benchmark --xts-only --engine cpu --encryption "$c" --size 64M --json |
     python3 -c 'import json,sys; r=json.load(sys.stdin)[0]; print(r["encrypt_MBps"], r["decrypt_MBps"])')
   printf 'bench password\n' | "$bin" create "$dir/$c.hc" --size 1536M --encryption "$c" --pim 1 --filesystem ext4 \
-    --quick --password-stdin -q
+    --password-stdin -q
   mp=$dir/mnt-$c
   printf 'bench password\n' | "$bin" mount "$dir/$c.hc" "$mp" --pim 1 --password-stdin >/dev/null
   common=(--name=seq --filename="$mp/f" --size=1G --bs=1M --direct=1 --ioengine=libaio --iodepth=8)

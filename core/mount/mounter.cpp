@@ -492,6 +492,17 @@ std::vector<MountStatus> list_mounts(const Registry& reg) {
   for (auto& r : reg.load_all()) {
     MountStatus s;
     s.fuse_alive = r.pid > 0 && process_alive(r.pid, r.pid_start);
+    if (r.state == "detached" && !s.fuse_alive) {
+      // A lazily detached slot whose FUSE process has finished: it closed. The process removes its record itself,
+      // but it may have looked before dismount marked the record detached; whoever sees it gone cleans up.
+      try {
+        auto lock = reg.lock();
+        reg.remove(r.slot);
+      } catch (const std::exception&) {
+        // Not ours to remove (another user's registry): it is still closed, so not listed.
+      }
+      continue;
+    }
     s.daemon = read_daemon_state(reg.state_path(r.slot));
     for (const auto& m : mps)
       if (!r.mount_point.empty() && m == r.mount_point) s.mount_point_mounted = true;
@@ -609,6 +620,9 @@ DismountResult dismount(const Registry& reg, const MountRecord& rec_in, bool for
     rec.state = "detached";
     rec.created_dirs.clear();
     reg.save(rec);
+    // The FUSE process removes a detached record when it exits, but it may have exited already (its last user left
+    // while we were unmounting) and found the record not yet marked: then it is ours to remove.
+    if (!process_alive(rec.pid, rec.pid_start)) reg.remove(rec.slot);
     res.warnings.push_back("slot " + std::to_string(rec.slot) + " was detached lazily: it closes (and the container "
                            "is flushed) when the last program using it lets go");
   } else {
