@@ -120,7 +120,7 @@ class GpuEngine final : public XtsEngine {
   std::mutex slot_mu_;
   std::condition_variable slot_cv_;
   std::unique_ptr<ThreadPool> copy_in_pool_, copy_out_pool_;
-  bool nt_copy_ = true;
+  bool nt_copy_ = false;
 
   std::mutex grid_mu_;
   std::unordered_map<const void*, int> max_grid_;  // per kernel: SMs x resident CTAs

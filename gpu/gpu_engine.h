@@ -5,7 +5,7 @@
 // staging ring of several MiB chunks on >= 3 CUDA streams so that copies and kernels overlap, and a CPU fallback:
 // a CUDA error during a job sends the rest of the job (and later jobs) to the CPU engine; the error is reported once
 // on stderr. Environment: WARPVOL_GPU_DEVICE (index), WARPVOL_GPU_MEM_MB (device memory bound, default 1024),
-// WARPVOL_GPU_CHUNK_MB (bytes per transfer, default 32), WARPVOL_GPU_STREAMS (default 4),
+// WARPVOL_GPU_CHUNK_MB (bytes per transfer, default 16), WARPVOL_GPU_STREAMS (default 4),
 // WARPVOL_GPU_COPY_THREADS (host threads copying pageable <-> pinned), WARPVOL_GPU_FAIL_LAUNCH=N (testing: the N-th
 // kernel launch of an engine fails).
 #pragma once
@@ -26,7 +26,7 @@ void register_engine();
 struct GpuEngineOptions {
   int device = -1;               // -1: WARPVOL_GPU_DEVICE or 0
   size_t device_memory = 0;      // bound on the engine's device buffers; 0: WARPVOL_GPU_MEM_MB or 1 GiB
-  size_t chunk_bytes = 0;        // bytes per transfer (multiple of 512); 0: WARPVOL_GPU_CHUNK_MB or 32 MiB
+  size_t chunk_bytes = 0;        // bytes per transfer (multiple of 512); 0: WARPVOL_GPU_CHUNK_MB or 16 MiB
   int streams = 0;               // staging slots = CUDA streams (>= 3); 0: WARPVOL_GPU_STREAMS or 4
   unsigned copy_threads = 0;     // 0: WARPVOL_GPU_COPY_THREADS or min(cores, 16)
   unsigned cpu_threads = 0;      // fallback CPU engine threads (0 = one per core)
