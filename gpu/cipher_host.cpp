@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "core/crypto/kuznyechik.h"
+
 namespace warpvol::gpu::host {
 namespace {
 
@@ -151,35 +153,7 @@ void camellia_schedule(const uint8_t key[32], uint64_t kw[4], uint64_t k[24], ui
 }
 
 // ---------------------------------------------------------------- Kuznyechik
-const uint8_t kKuzPi[256] = {
-    252, 238, 221, 17,  207, 110, 49,  22,  251, 196, 250, 218, 35,  197, 4,   77,  233, 119, 240, 219, 147, 46,
-    153, 186, 23,  54,  241, 187, 20,  205, 95,  193, 249, 24,  101, 90,  226, 92,  239, 33,  129, 28,  60,  66,
-    139, 1,   142, 79,  5,   132, 2,   174, 227, 106, 143, 160, 6,   11,  237, 152, 127, 212, 211, 31,  235, 52,
-    44,  81,  234, 200, 72,  171, 242, 42,  104, 162, 253, 58,  206, 204, 181, 112, 14,  86,  8,   12,  118, 18,
-    191, 114, 19,  71,  156, 183, 93,  135, 21,  161, 150, 41,  16,  123, 154, 199, 243, 145, 120, 111, 157, 158,
-    178, 177, 50,  117, 25,  61,  255, 53,  138, 126, 109, 84,  198, 128, 195, 189, 13,  87,  223, 245, 36,  169,
-    62,  168, 67,  201, 215, 121, 214, 246, 124, 34,  185, 3,   224, 15,  236, 222, 122, 148, 176, 188, 220, 232,
-    40,  80,  78,  51,  10,  74,  167, 151, 96,  115, 30,  0,   98,  68,  26,  184, 56,  130, 100, 159, 38,  65,
-    173, 69,  70,  146, 39,  94,  85,  47,  140, 163, 165, 125, 105, 213, 149, 59,  7,   88,  179, 64,  134, 172,
-    29,  247, 48,  55,  107, 228, 136, 217, 231, 137, 225, 27,  131, 73,  76,  63,  248, 254, 141, 83,  170, 144,
-    202, 216, 133, 97,  32,  113, 103, 164, 45,  43,  9,   91,  203, 155, 37,  208, 190, 229, 108, 82,  89,  166,
-    116, 210, 230, 244, 180, 192, 209, 102, 175, 194, 57,  75,  99,  182};
-const uint8_t kKuzLc[16] = {148, 32, 133, 16, 194, 192, 1, 251, 1, 192, 194, 16, 133, 32, 148, 1};
-inline uint8_t kuz_mul(uint8_t a, uint8_t b) { return gf_mul(a, b, 0x1C3); }
-
-void kuz_R(uint8_t x[16]) {
-  uint8_t l = 0;
-  for (int i = 0; i < 16; ++i) l ^= kuz_mul(kKuzLc[i], x[i]);
-  for (int i = 15; i > 0; --i) x[i] = x[i - 1];
-  x[0] = l;
-}
-void kuz_Rinv(uint8_t x[16]) {
-  uint8_t a0 = x[0];
-  for (int i = 0; i < 15; ++i) x[i] = x[i + 1];
-  uint8_t l = kuz_mul(kKuzLc[15], a0);
-  for (int i = 0; i < 15; ++i) l ^= kuz_mul(kKuzLc[i], x[i]);
-  x[15] = l;
-}
+// pi and the linear map L come from core/crypto/kuznyechik.h (kuznyechik::kPi, transform_l, transform_l_inv).
 
 // ---------------------------------------------------------------- Twofish
 const uint8_t kTfQt[2][4][16] = {
@@ -327,8 +301,8 @@ Tables* build_tables() {
   }
   // Kuznyechik.
   for (int x = 0; x < 256; ++x) {
-    T->kuz_pi[x] = kKuzPi[x];
-    T->kuz_pi_inv[kKuzPi[x]] = uint8_t(x);
+    T->kuz_pi[x] = kuznyechik::kPi[x];
+    T->kuz_pi_inv[kuznyechik::kPi[x]] = uint8_t(x);
   }
   for (int x = 0; x < 256; ++x) {
     T->kuz_s[x] = T->kuz_pi[x];
@@ -338,10 +312,10 @@ Tables* build_tables() {
     for (int x = 0; x < 256; ++x) {
       uint8_t v[16] = {};
       v[i] = T->kuz_pi[x];
-      kuz_L(v);
+      kuznyechik::transform_l(v);
       uint8_t w[16] = {};
       w[i] = T->kuz_pi_inv[x];
-      kuz_Linv(w);
+      kuznyechik::transform_l_inv(w);
       for (int k = 0; k < 4; ++k) {
         T->kuz_t[i][x][k] = le32(v + 4 * k);
         T->kuz_ti[i][x][k] = le32(w + 4 * k);
@@ -361,10 +335,10 @@ void kuz_schedule(const uint8_t key[32], uint8_t K[10][16]) {
     for (int j = 1; j <= 8; ++j) {
       uint8_t C[16] = {};
       C[15] = uint8_t(8 * i + j);
-      kuz_L(C);
+      kuznyechik::transform_l(C);
       uint8_t t[16];
       for (int b = 0; b < 16; ++b) t[b] = T.kuz_pi[a1[b] ^ C[b]];
-      kuz_L(t);
+      kuznyechik::transform_l(t);
       for (int b = 0; b < 16; ++b) t[b] ^= a0[b];
       std::memcpy(a0, a1, 16);
       std::memcpy(a1, t, 16);
@@ -382,13 +356,6 @@ inline void get128(const uint32_t* w, uint8_t b[16]) {
 }
 
 }  // namespace
-
-void kuz_L(uint8_t b[16]) {
-  for (int i = 0; i < 16; ++i) kuz_R(b);
-}
-void kuz_Linv(uint8_t b[16]) {
-  for (int i = 0; i < 16; ++i) kuz_Rinv(b);
-}
 
 const Tables& tables() {
   static const Tables* t = build_tables();
@@ -478,7 +445,7 @@ void expand_key(CipherId c, const uint8_t key[32], bool encrypt, Sched& s) {
         for (int i = 1; i <= 8; ++i) {
           uint8_t t[16];
           std::memcpy(t, K[9 - i], 16);
-          kuz_Linv(t);
+          kuznyechik::transform_l_inv(t);
           put128(s.w + 4 * i, t);
         }
         put128(s.w + 36, K[0]);
@@ -597,7 +564,7 @@ void encrypt_block(CipherId c, const Sched& s, uint8_t blk[16]) {
         uint8_t k[16];
         get128(s.w + 4 * r, k);
         for (int b = 0; b < 16; ++b) x[b] = T.kuz_pi[x[b] ^ k[b]];
-        kuz_L(x);
+        kuznyechik::transform_l(x);
       }
       uint8_t k[16];
       get128(s.w + 36, k);

@@ -47,8 +47,4 @@ void expand_key(CipherId c, const uint8_t key[32], bool encrypt, Sched& out);
 void encrypt_block(CipherId c, const Sched& s, uint8_t blk[16]);
 void decrypt_block(CipherId c, const Sched& s, uint8_t blk[16]);
 
-// Kuznyechik helpers exposed for tests.
-void kuz_L(uint8_t b[16]);
-void kuz_Linv(uint8_t b[16]);
-
 }  // namespace warpvol::gpu::host
