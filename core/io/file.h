@@ -19,7 +19,14 @@ class BlockFile {
   virtual bool writable() const = 0;
   virtual const std::string& path() const = 0;
   virtual void truncate(uint64_t new_size) = 0;
+  // Bulk write that bypasses the page cache (O_DIRECT) where the file system allows it: no copy of the data through
+  // the kernel, so a CPU-bound writer (create's fill) keeps its cores for encryption. buf, offset and len must be
+  // multiples of kDirectAlign. Returns false, having written nothing, when this file cannot do it (then write_at);
+  // throws Error(Io) on a real write error. Default: not supported.
+  virtual bool write_at_direct(uint64_t offset, const uint8_t* buf, size_t len) { return false; }
 };
+
+constexpr size_t kDirectAlign = 4096;  // alignment of write_at_direct's buffer, offset and length
 
 enum class OpenMode { ReadOnly, ReadWrite, CreateNew /* O_EXCL, mode 0600 */, CreateTruncate /* mode 0600 */ };
 

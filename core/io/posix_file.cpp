@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <mutex>
+#include <string>
 
 #include "core/io/file.h"
 #include "core/util/error.h"
@@ -17,7 +20,10 @@ class PosixFile final : public BlockFile {
  public:
   PosixFile(int fd, std::string path, uint64_t size, bool writable)
       : fd_(fd), path_(std::move(path)), size_(size), writable_(writable) {}
-  ~PosixFile() override { ::close(fd_); }
+  ~PosixFile() override {
+    if (direct_fd_ >= 0) ::close(direct_fd_);
+    ::close(fd_);
+  }
   uint64_t size() const override { return size_; }
   void read_at(uint64_t off, uint8_t* buf, size_t len) override {
     if (off + len > size_ || off + len < off) throw Error(ErrorKind::Io, path_ + ": read past the end of the file");
@@ -32,6 +38,7 @@ class PosixFile final : public BlockFile {
     }
   }
   void write_at(uint64_t off, const uint8_t* buf, size_t len) override {
+    const uint64_t end = off + len;
     while (len) {
       ssize_t r = ::pwrite(fd_, buf, len, off_t(off));
       if (r < 0 && errno == EINTR) continue;
@@ -40,23 +47,72 @@ class PosixFile final : public BlockFile {
       off += uint64_t(r);
       len -= size_t(r);
     }
-    if (off > size_) size_ = off;
+    grow_to(end);
   }
   void sync() override {
     if (::fsync(fd_) != 0) throw_errno(path_ + ": fsync");
   }
   bool writable() const override { return writable_; }
   const std::string& path() const override { return path_; }
+  bool write_at_direct(uint64_t off, const uint8_t* buf, size_t len) override {
+    if (!writable_ || off % kDirectAlign || len % kDirectAlign || reinterpret_cast<uintptr_t>(buf) % kDirectAlign)
+      return false;
+    int dfd = direct_fd();
+    if (dfd < 0) return false;
+    const uint64_t start = off, end = off + len;
+    while (len) {
+      ssize_t r = ::pwrite(dfd, buf, len, off_t(off));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0 && errno == EINVAL && off == start) {
+        // The file system refused direct I/O for this request (alignment rules stricter than 4 KiB): nothing was
+        // written; fall back to buffered writes from now on.
+        direct_state_.store(kDirectRefused);
+        return false;
+      }
+      if (r < 0) throw_errno(path_);
+      buf += r;
+      off += uint64_t(r);
+      len -= size_t(r);
+    }
+    grow_to(end);
+    return true;
+  }
   void truncate(uint64_t n) override {
     if (::ftruncate(fd_, off_t(n)) != 0) throw_errno(path_ + ": truncate");
-    size_ = n;
+    size_.store(n);
   }
 
  private:
+  static constexpr int kDirectUntried = -2, kDirectRefused = -1;
+  // A second descriptor of the same open file with O_DIRECT, opened on first use through /proc/self/fd (so a
+  // rename of the path in between does not matter). -1 when the file system does not do O_DIRECT (tmpfs before
+  // Linux 6.6, some FUSE file systems).
+  int direct_fd() {
+    int d = direct_state_.load();
+    if (d != kDirectUntried) return d;
+    std::lock_guard<std::mutex> lk(direct_mu_);
+    d = direct_state_.load();
+    if (d != kDirectUntried) return d;
+    const std::string self = "/proc/self/fd/" + std::to_string(fd_);
+    d = ::open(self.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC);
+    direct_state_.store(d >= 0 ? d : kDirectRefused);
+    if (d >= 0) direct_fd_ = d;
+    return d >= 0 ? d : kDirectRefused;
+  }
+
+  void grow_to(uint64_t end) {
+    uint64_t cur = size_.load();
+    while (end > cur && !size_.compare_exchange_weak(cur, end)) {
+    }
+  }
+
   int fd_;
   std::string path_;
-  uint64_t size_;
+  std::atomic<uint64_t> size_;  // write_at runs from several writer threads (create's fill)
   bool writable_;
+  std::mutex direct_mu_;
+  std::atomic<int> direct_state_{kDirectUntried};
+  int direct_fd_ = -1;
 };
 
 }  // namespace
