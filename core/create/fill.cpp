@@ -22,7 +22,7 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
   if (length % kDataUnitSize) throw Error(ErrorKind::Usage, "internal: fill length not a multiple of 512");
   const size_t chunk = std::max<size_t>(kDataUnitSize, opt.chunk_bytes / kDataUnitSize * kDataUnitSize);
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const size_t nwriters = opt.writers ? opt.writers : std::clamp<size_t>(hw / 4, 1, 4);
+  const size_t nwriters = opt.writers ? opt.writers : std::clamp<size_t>(hw / 4, 2, 4);
   const size_t nbuf = opt.buffers ? std::max<size_t>(2, opt.buffers) : nwriters + 4;
   ProgressUpdate pu;
   pu.phase = opt.phase;

@@ -1,7 +1,8 @@
 // The encrypt-and-write loop shared by create (fill), import and anything else that writes a whole data area:
 // three stages overlap — the caller's source fills a plaintext buffer, the engine encrypts it (asynchronously,
 // XtsEngine::submit, so the GPU is used when the engine has one), writer threads store it (one per 4 cores, at
-// most 4: one thread's copies into the page cache cap the rate on many-core machines) — with a small ring of
+// least 2 so that two direct writes keep the disk's queue busy, at most 4: one thread's copies into the page cache
+// cap the rate on many-core machines) — with a small ring of
 // large buffers, written with O_DIRECT where the file system allows it (BlockFile::write_at_direct). Every
 // `sync_every` bytes a background thread fsync()s the file, so the disk writes back while the engine works instead
 // of in one long fsync at the end. The file must allow write_at() from several threads and sync() concurrently
@@ -19,7 +20,7 @@ namespace warpvol {
 
 struct FillOptions {
   size_t chunk_bytes = size_t(8) << 20;      // per engine request; multiple of 512
-  size_t writers = 0;                         // writer threads; 0 = one per 4 cores, 1..4
+  size_t writers = 0;                         // writer threads; 0 = one per 4 cores, 2..4
   size_t buffers = 0;                         // ring size (>= 2); 0 = writers + 4 (absorbs the disk's latency jitter)
   uint64_t sync_every = uint64_t(256) << 20;  // 0 = only the caller syncs
   std::string phase = "fill";                 // for progress
