@@ -1,9 +1,7 @@
 #include "core/create/fill.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <memory>
-#include <new>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -12,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/util/aligned_buffer.h"
 #include "core/util/error.h"
 #include "core/util/secure.h"
 
@@ -37,23 +36,15 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
   // Buffers aligned for write_at_direct: where the file system takes O_DIRECT, the encrypted chunks go to the disk
   // without a copy into the page cache. Measured here (ext4 on virtio, 1 GiB): buffered pwrite costs 0.35-2.9
   // CPU-seconds, direct 0.15 -- CPU that create's engine needs (docs/perf/measurements-2026-11-22.md).
-  struct FreeAligned {
-    void operator()(uint8_t* p) const { std::free(p); }
-  };
   struct Slot {
-    std::unique_ptr<uint8_t, FreeAligned> buf;
+    AlignedBuffer buf;
     std::future<void> fut;
     uint64_t pos = 0;
     size_t len = 0;
   };
   std::vector<Slot> slots(nbuf);
   const size_t bufsize = size_t(std::min<uint64_t>(chunk, length));
-  const size_t alloc = (bufsize + kDirectAlign - 1) / kDirectAlign * kDirectAlign;
-  for (auto& s : slots) {
-    void* p = nullptr;
-    if (posix_memalign(&p, kDirectAlign, alloc) != 0) throw std::bad_alloc();
-    s.buf.reset(static_cast<uint8_t*>(p));
-  }
+  for (auto& s : slots) s.buf = AlignedBuffer(bufsize);
 
   std::mutex mu;
   std::condition_variable cv;
@@ -116,8 +107,8 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
       try {
         s.fut.get();
         if (!skip) {
-          if (!file.write_at_direct(offset + s.pos, s.buf.get(), s.len))
-            file.write_at(offset + s.pos, s.buf.get(), s.len);
+          if (!file.write_at_direct(offset + s.pos, s.buf.data(), s.len))
+            file.write_at(offset + s.pos, s.buf.data(), s.len);
           bool want_sync = false;
           uint64_t d;
           {
@@ -173,8 +164,8 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
       Slot& s = slots[i];
       s.pos = pos;
       s.len = size_t(std::min<uint64_t>(bufsize, length - pos));
-      source(pos, s.buf.get(), s.len);
-      s.fut = engine.submit(key, Direction::Encrypt, first_unit + pos / kDataUnitSize, s.buf.get(),
+      source(pos, s.buf.data(), s.len);
+      s.fut = engine.submit(key, Direction::Encrypt, first_unit + pos / kDataUnitSize, s.buf.data(),
                             s.len / kDataUnitSize);
       pos += s.len;
       {
@@ -202,7 +193,7 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
     sync_cv.notify_one();
     syncer.join();
   }
-  for (auto& s : slots) secure_wipe(s.buf.get(), alloc);
+  for (auto& s : slots) secure_wipe(s.buf.data(), s.buf.size());
   if (producer_error) std::rethrow_exception(producer_error);
   if (writer_error) std::rethrow_exception(writer_error);
   if (sync_error) std::rethrow_exception(sync_error);
