@@ -15,7 +15,7 @@
 #include "core/engine/cpu_engine.h"
 #include "core/engine/xts_engine.h"
 #include "core/util/secure.h"
-#include "core/util/thread_pool.h"
+#include "gpu/copy_crew.h"
 #include "gpu/gpu_engine.h"
 #include "gpu/kernel_api.h"
 
@@ -102,8 +102,8 @@ class GpuEngine final : public XtsEngine {
   void release(Slot* s);
   void fail(const std::string& what);
   CpuEngine& cpu();
-  int grid_for(const KernelInfo& k, size_t nunits);
-  void parallel_copy(ThreadPool& pool, uint8_t* dst, const uint8_t* src, size_t n);
+  int grid_for(const KernelInfo& k, size_t nunits, unsigned& tile);  // grid size; sets the units per warp tile
+  void parallel_copy(CopyCrew& crew, uint8_t* dst, const uint8_t* src, size_t n);
 
   GpuEngineOptions opt_;
   int device_ = 0;
@@ -113,13 +113,17 @@ class GpuEngine final : public XtsEngine {
   int nslots_ = 0;
   unsigned copy_threads_ = 0;
   long fail_launch_ = -1;
+  int tile_units_ = 0;           // WARPVOL_GPU_TILE: 0 = per request (grid_for)
+  size_t min_piece_units_ = 1024;  // requests under four chunks go in pieces of at least this many units
+  size_t copy_piece_ = 128 << 10;  // bytes per copy-crew task
+  size_t threaded_bytes_ = 16 << 20;  // larger requests finish their pieces on a completer thread
 
   std::mutex buf_mu_;
   bool buffers_ready_ = false;
   std::vector<Slot> slots_;
   std::mutex slot_mu_;
   std::condition_variable slot_cv_;
-  std::unique_ptr<ThreadPool> copy_in_pool_, copy_out_pool_;
+  std::unique_ptr<CopyCrew> copy_in_, copy_out_;  // pageable <-> staging copies: caller side, completer side
   bool nt_copy_ = false;
 
   std::mutex grid_mu_;

@@ -229,6 +229,14 @@ std::unique_ptr<GpuEngine> GpuEngine::create(const GpuEngineOptions& opt, std::s
   // Defaults from a sweep on the H100 machine (gpu/NOTES.md, "Pageable copies"): plain memcpy into 16 MiB staging
   // chunks with 16 copy threads gives 27-35 GB/s from pageable memory; streaming stores and 32-64 MiB chunks 16-23.
   g->nt_copy_ = env_long("WARPVOL_GPU_NT_COPY", 0) != 0;
+  // Measurement knobs (defaults from the calibration runs in gpu/NOTES.md, "Small requests"): a fixed tile (1..32
+  // data units per warp; 0 = chosen per request), the smallest piece a request under four chunks is cut into (KiB),
+  // the bytes per copy-crew task (KiB), and the request size above which a completer thread finishes pieces (MiB).
+  g->tile_units_ = int(std::clamp(opt.tile_units ? long(opt.tile_units) : env_long("WARPVOL_GPU_TILE", 0), 0L,
+                                  long(kUnitsPerTile)));
+  g->min_piece_units_ = size_t(std::max(1L, env_long("WARPVOL_GPU_MIN_PIECE_KB", 512) * 1024 / long(kDataUnitSize)));
+  g->copy_piece_ = size_t(std::max(4L, env_long("WARPVOL_GPU_COPY_PIECE_KB", 128))) << 10;
+  g->threaded_bytes_ = size_t(std::max(0L, env_long("WARPVOL_GPU_THREADED_MB", 16))) << 20;
   return g;
 }
 
@@ -332,8 +340,8 @@ void GpuEngine::ensure_buffers() {
   }
   slots_ = std::move(slots);
   // Copies in run on the caller's thread plus half the helpers, copies out on the completer plus the other half.
-  copy_in_pool_ = std::make_unique<ThreadPool>(std::max(1u, (copy_threads_ + 1) / 2));
-  copy_out_pool_ = std::make_unique<ThreadPool>(std::max(1u, copy_threads_ / 2));
+  copy_in_ = std::make_unique<CopyCrew>((copy_threads_ + 1) / 2 - 1);
+  copy_out_ = std::make_unique<CopyCrew>(std::max(1u, copy_threads_ / 2) - 1);
   buffers_ready_ = true;
 }
 
@@ -358,21 +366,11 @@ void GpuEngine::release(Slot* s) {
   slot_cv_.notify_one();
 }
 
-void GpuEngine::parallel_copy(ThreadPool& pool, uint8_t* dst, const uint8_t* src, size_t n) {
-  constexpr size_t kPiece = size_t(1) << 19;
-  const size_t pieces = (n + kPiece - 1) / kPiece;
-  auto copy = nt_copy_ ? copy_stream : copy_plain;
-  if (pieces <= 1) {
-    copy(dst, src, n);
-    return;
-  }
-  pool.parallel_for(pieces, [&](size_t i) {
-    const size_t off = i * kPiece;
-    copy(dst + off, src + off, std::min(kPiece, n - off));
-  });
+void GpuEngine::parallel_copy(CopyCrew& crew, uint8_t* dst, const uint8_t* src, size_t n) {
+  crew.copy(dst, src, n, copy_piece_, nt_copy_ ? copy_stream : copy_plain);
 }
 
-int GpuEngine::grid_for(const KernelInfo& k, size_t nunits) {
+int GpuEngine::grid_for(const KernelInfo& k, size_t nunits, unsigned& tile) {
   int max_grid;
   {
     std::lock_guard<std::mutex> lk(grid_mu_);
@@ -388,8 +386,15 @@ int GpuEngine::grid_for(const KernelInfo& k, size_t nunits) {
     }
     max_grid = it->second;
   }
-  const size_t tiles = (nunits + kUnitsPerTile - 1) / kUnitsPerTile;
+  // A warp works through its tile's units one after the other, so a small request cut into 32-unit tiles keeps only
+  // a few SMs busy for 32 cipher latencies (1 MiB = 64 warps on 4 of 132 SMs). Below one tile per resident warp the
+  // tiles shrink so that every resident warp gets work; the tweaks then cost more than 1/32 of the work (one cipher
+  // call per tile and layer), which does not matter while the GPU is mostly idle.
   const size_t warps = size_t(k.threads / 32);
+  const size_t resident_warps = size_t(max_grid) * warps;
+  tile = tile_units_ > 0 ? unsigned(tile_units_)
+                         : unsigned(std::clamp<size_t>((nunits + resident_warps - 1) / resident_warps, 1, kUnitsPerTile));
+  const size_t tiles = (nunits + tile - 1) / tile;
   return int(std::max<size_t>(1, std::min<size_t>(max_grid, (tiles + warps - 1) / warps)));
 }
 
@@ -401,7 +406,7 @@ cudaError_t GpuEngine::enqueue_kernels(const GpuKey& a, const GpuKey* to, Direct
     KernelArgs args{reinterpret_cast<uint4*>(d_data), unit0, n, d_tables_, keys};
     int grid;
     try {
-      grid = grid_for(k, n);
+      grid = grid_for(k, n, args.tile);
     } catch (const CudaError& e) {
       return e.code;
     }
@@ -436,13 +441,12 @@ void GpuEngine::reencrypt(const EngineKey& from, const EngineKey& to, uint64_t u
   run(Job{a, b, Direction::Decrypt, unit0, data, nunits});
 }
 
-// The pipeline. Chunks of chunk_units_ (smaller for requests under four chunks) go round the slots: (pageable only) parallel copy into the slot's pinned
-// buffer, H2D, kernel, D2H on the slot's stream; then, once the slot's event fired, (pageable only) parallel copy
-// back to the caller's buffer and the slot is free again. The caller's thread does the copies in and the enqueueing;
-// a completer thread of the job waits for the events and does the copies out, so both copies run at once, each on
-// its own pool of host threads, while the GPU transfers and computes other chunks. The caller's buffer is written
-// only with results of chunks whose whole GPU pass succeeded; after a CUDA error every chunk not yet written back,
-// and the rest of the job, is done by the CPU engine.
+// The pipeline. Pieces of at most chunk_units_ go round the slots: (pageable only) parallel copy into the slot's
+// pinned buffer, H2D, kernel, D2H on the slot's stream; then, once the slot's event fired, (pageable only) parallel
+// copy back to the caller's buffer and the slot is free again. The copies run on two crews of host threads (copy in
+// on the caller's side, copy out on the completer's side). The caller's buffer is written only with results of
+// pieces whose whole GPU pass succeeded; after a CUDA error every piece not yet written back, and the rest of the
+// job, is done by the CPU engine.
 void GpuEngine::run(const Job& j) {
   if (j.nunits == 0) return;
   if (failed_) return run_cpu(j, 0, j.nunits);
@@ -468,7 +472,7 @@ void GpuEngine::run(const Job& j) {
   auto finish = [&](const Inflight& f) {
     cudaError_t e = cudaEventSynchronize(f.slot->done);
     if (e == cudaSuccess) {
-      if (!pinned) parallel_copy(*copy_out_pool_, j.data + f.first * kDataUnitSize, f.slot->h, f.n * kDataUnitSize);
+      if (!pinned) parallel_copy(*copy_out_, j.data + f.first * kDataUnitSize, f.slot->h, f.n * kDataUnitSize);
     } else {
       fail(std::string("chunk at unit ") + std::to_string(j.unit0 + f.first) + ": " + cudaGetErrorString(e));
       std::lock_guard<std::mutex> lk(mu);
@@ -476,12 +480,27 @@ void GpuEngine::run(const Job& j) {
     }
     release(f.slot);
   };
-  // A request of less than four chunks goes in up to four pieces of at least 4 MiB, so that its copies and kernels
-  // overlap too instead of running one after the other. Measured on the H100 (gpu/NOTES.md, calibration): 16 MiB
-  // requests went from 9.7 to 12.7 GB/s (Serpent) with 4 MiB pieces, while pieces of 256 KiB and 1 MiB made 1 MiB and
-  // 4 MiB requests slower (2.6 -> 2.2 and 6.9 -> 4.0 GB/s): below 8 MiB a request stays one chunk.
-  const size_t cu = std::min(chunk_units_, std::max<size_t>(8192, (j.nunits + 3) / 4));
-  const bool threaded = j.nunits > cu;
+  // A request of less than four chunks goes in up to four pieces of at least 512 KiB, so that its copies and kernels
+  // overlap instead of running one after the other. Requests over 16 MiB hand their pieces to a completer thread,
+  // which waits for them and copies them out while this thread copies the next ones in. Smaller ones cannot afford
+  // a thread start: all their pieces are enqueued first (copy in of piece i+1 overlaps the GPU work on piece i), then
+  // finished in order (copy out of piece i overlaps the GPU work on the later ones). Chosen by calibration runs on
+  // the H100 machine (gpu/NOTES.md, "Small requests"): with 1 MiB requests in one piece the GPU did 3-4 GB/s, with
+  // 512 KiB pieces 6-8.
+  const size_t cu = std::min(chunk_units_, std::max<size_t>(min_piece_units_, (j.nunits + 3) / 4));
+  const bool threaded = j.nunits > cu && j.nunits * kDataUnitSize > threaded_bytes_;
+  std::deque<Inflight> pending;  // small requests: enqueued, not yet finished
+  auto take_slot = [&]() -> Slot* {
+    if (threaded) return acquire(true);  // the completer frees slots as chunks finish
+    // Never wait for a slot while holding one (two callers could each hold half and wait for the other half):
+    // finish an own piece first; wait only empty-handed.
+    for (;;) {
+      if (Slot* s = acquire(false)) return s;
+      if (pending.empty()) return acquire(true);
+      finish(pending.front());
+      pending.pop_front();
+    }
+  };
   std::thread completer;
   if (threaded)
     completer = std::thread([&] {
@@ -506,11 +525,11 @@ void GpuEngine::run(const Job& j) {
       redo.emplace_back(next, j.nunits - next);
       break;
     }
-    Slot* s = acquire(true);  // the completer frees slots as chunks finish
+    Slot* s = take_slot();
     const size_t n = std::min(cu, j.nunits - next);
     const size_t bytes = n * kDataUnitSize;
     uint8_t* host = pinned ? j.data + next * kDataUnitSize : s->h;
-    if (!pinned) parallel_copy(*copy_in_pool_, s->h, j.data + next * kDataUnitSize, bytes);
+    if (!pinned) parallel_copy(*copy_in_, s->h, j.data + next * kDataUnitSize, bytes);
     cudaError_t e = cudaMemcpyAsync(s->d, host, bytes, cudaMemcpyHostToDevice, s->stream);
     if (e == cudaSuccess) e = enqueue_kernels(*j.a, j.b, j.d, j.unit0 + next, s->d, n, s->stream);
     if (e == cudaSuccess) e = cudaMemcpyAsync(host, s->d, bytes, cudaMemcpyDeviceToHost, s->stream);
@@ -534,10 +553,11 @@ void GpuEngine::run(const Job& j) {
       }
       cv.notify_one();
     } else {
-      finish({s, next, n});
+      pending.push_back({s, next, n});
     }
     next += n;
   }
+  for (const Inflight& f : pending) finish(f);
   if (threaded) {
     {
       std::lock_guard<std::mutex> lk(mu);

@@ -32,6 +32,7 @@ struct GpuEngineOptions {
   unsigned cpu_threads = 0;      // fallback CPU engine threads (0 = one per core)
   long fail_launch = -1;         // -1: WARPVOL_GPU_FAIL_LAUNCH or never; N >= 1: the N-th launch fails
   bool fused_reencrypt = true;   // false: re-encrypt as two kernels over the chunk in GPU memory
+  unsigned tile_units = 0;       // data units per warp work item, 1..32; 0: WARPVOL_GPU_TILE or chosen per request
 };
 
 // A GPU engine, or nullptr with `why_not` set ("no CUDA device", "CUDA driver ... ", ...).

@@ -15,7 +15,7 @@ namespace warpvol::gpu {
 constexpr int kMaxLayers = 6;      // re-encryption of a 3-cipher cascade into a 3-cipher cascade
 constexpr int kKeyWords = 132;     // largest schedule (Serpent: 33 round keys)
 constexpr int kThreads = 512;      // threads per CTA of the shipped kernels
-constexpr int kUnitsPerTile = 32;  // one warp's work item: 32 data units (16 KiB)
+constexpr int kUnitsPerTile = 32;  // one warp's work item: at most 32 data units (16 KiB)
 
 // One XTS layer's keys as the kernel reads them (kernel parameter space, so round keys are constant-bank operands).
 struct LayerKey {
@@ -47,6 +47,7 @@ struct KernelArgs {
   uint64_t nunits;
   const uint32_t* tables;    // device source tables (src:: layout)
   const LayerKey* keys;      // host array of the kernel's layer keys (copied into the launch parameters)
+  unsigned tile = kUnitsPerTile;  // data units per warp work item (fewer for small requests: see grid_for)
 };
 
 struct KernelInfo {

@@ -612,6 +612,7 @@ struct Params {
   unsigned long long unit0;
   unsigned long long nunits;
   const uint32_t* tabs;
+  unsigned tile;  // data units per warp work item, 1..kUnitsPerTile
   LayerKey key[NL];
 };
 
@@ -671,16 +672,16 @@ __global__ void __launch_bounds__(THREADS) xts_kernel(const __grid_constant__ Pa
 
   const uint32_t lane = threadIdx.x & 31;
   const Lane ln{lane * 4, (lane & 15) * 4};
-  const unsigned long long ntiles = (p.nunits + kUnitsPerTile - 1) / kUnitsPerTile;
+  const unsigned long long ntiles = (p.nunits + p.tile - 1) / p.tile;
   const unsigned long long nwarps = (unsigned long long)gridDim.x * (THREADS / 32);
   for (unsigned long long tile = (unsigned long long)blockIdx.x * (THREADS / 32) + threadIdx.x / 32; tile < ntiles;
        tile += nwarps) {
-    const unsigned long long ubase = tile * kUnitsPerTile;
-    const unsigned long long unit = p.unit0 + ubase + lane;
+    const unsigned long long ubase = tile * p.tile;
+    const unsigned long long unit = p.unit0 + ubase + lane;  // lanes >= p.tile compute a tweak nobody uses
     uint4 tw[NL];
     LayerOps<LL>::template tweaks<PL, NL>(tw, make_uint4(uint32_t(unit), uint32_t(unit >> 32), 0, 0), p, ln);
     const unsigned long long left = p.nunits - ubase;
-    const int cnt = left < kUnitsPerTile ? int(left) : kUnitsPerTile;
+    const int cnt = left < p.tile ? int(left) : int(p.tile);
     uint4* ptr = p.data + ubase * 32 + lane;
     uint4 cur = __ldcs(ptr);
     for (int u = 0; u < cnt; ++u) {
@@ -702,6 +703,7 @@ cudaError_t launch_xts(const KernelArgs& a, int grid, cudaStream_t s) {
   p.unit0 = a.unit0;
   p.nunits = a.nunits;
   p.tabs = a.tables;
+  p.tile = a.tile;
   for (int i = 0; i < LL::n; ++i) p.key[i] = a.keys[i];
   xts_kernel<LL, THREADS><<<grid, THREADS, PlanOf<LL>::plan.total, s>>>(p);
   return cudaGetLastError();

@@ -21,15 +21,17 @@ GpuEngineFactory& gpu_factory() {
 }
 
 // Built-in crossover defaults, used until `warpvol benchmark --calibrate` measures this machine; from the calibration
-// on the H100 machine (16-core Xeon with AVX-512, VAES and GFNI; gpu/NOTES.md). AES and Camellia stay on the CPU: with
-// VAES / GFNI all cores match or beat what the GPU gets through PCIe from pageable memory. Chains with Twofish (scalar
-// on the CPU) go to the GPU from 64 KiB. Serpent, Kuznyechik and their other cascades have AVX-512 CPU paths
-// (11-15 GB/s on 16 cores), so the GPU pays only from 16 MiB, when several chunks overlap copies and kernels.
+// on the H100 machine (16-core Xeon with AVX-512, VAES and GFNI; gpu/NOTES.md, "Small requests"). AES stays on the
+// CPU: with VAES all cores beat what the GPU gets through PCIe from pageable memory at every size. Camellia (GFNI on
+// the CPU, 23 GB/s) goes to the GPU only from 64 MiB. Twofish chains (scalar on the CPU) from 64 KiB; Serpent,
+// Kuznyechik and the other cascades from 256 KiB (64 KiB measured for all but Kuznyechik-AES; a CPU with fewer
+// cores only moves the point down).
 size_t default_crossover(ChainId id) {
-  if (id == ChainId::Aes || id == ChainId::Camellia) return SIZE_MAX;
+  if (id == ChainId::Aes) return SIZE_MAX;
+  if (id == ChainId::Camellia) return size_t(64) << 20;
   for (CipherId c : chain_info(id).order)
     if (c == CipherId::Twofish) return size_t(64) << 10;
-  return size_t(16) << 20;
+  return size_t(256) << 10;
 }
 
 class AutoKey final : public EngineKey {

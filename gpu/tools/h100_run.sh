@@ -2,7 +2,7 @@
 # Runs the GPU engine's checks and benchmarks on the GPU machine (through the device tool), from binaries built
 # here and carried as build-gpu-run/bins.tar.xz (see gpu/NOTES.md). Usage: gpu/tools/h100_run.sh STEP...
 # Steps: info, tests, cputests (start in the background; `cpuwait` waits), sanitize, wvbench, calibrate, ablation,
-# bench, cpubench, sweep, sass. Results go to $OUT (at most 8 files come back).
+# bench, cpubench, sweep, variants, sass. Results go to $OUT (at most 8 files come back).
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT" /tmp/wv
@@ -51,6 +51,15 @@ for step in "$@"; do
         ./warpvol benchmark --verbose --engine auto --size $sz --min-time 0.3 --xts-only --encryption serpent >> "$OUT/calibrate.txt" 2>&1
       done
       cat "$OUT/calibrate.txt" ;;
+    variants)
+      # Calibration (CPU vs GPU per request size) of the chains in VARIANT_CHAINS under each engine setting in
+      # VARIANTS ("default" or space-free VAR=value lists joined by commas), to compare small-request settings.
+      for v in ${VARIANTS:-default}; do
+        env_args=(); [ "$v" = default ] || IFS=, read -ra env_args <<< "$v"
+        for c in ${VARIANT_CHAINS:-serpent}; do
+          echo "--- $v $c: $(env "${env_args[@]}" timeout 30 ./warpvol benchmark --calibrate --min-time ${VARIANT_TIME:-0.1} --encryption "$c" 2>&1 | grep -E '^  [A-Z]|crossover:' | tr -s ' ' | tr '\n' ' ')"
+        done
+      done 2>&1 | tee "$OUT/variants.txt" ;;
     ablation)
       timeout 60 ./gpu_ablation 1024 > "$OUT/gpubench.txt" 2>&1; cat "$OUT/gpubench.txt" ;;
     bench)
