@@ -2,8 +2,9 @@
 // the compile-time shared-memory plan, and the fused XTS kernel template.
 //
 // Kernel shape (one launch covers many 256 KiB chunks; a persistent grid of one or more CTAs per SM):
-//  * A warp's work item ("tile") is 32 consecutive data units. Lane t first computes the tweak T = E_K2(unit t) of
-//    every layer once (one block cipher call per unit and layer, ~3% of the work, all 32 lanes busy).
+//  * A warp's work item ("tile") is p.tile consecutive data units: 32 for large launches, fewer for small ones so
+//    that every resident warp gets work (GpuEngine::grid_for). Lane t first computes the tweak T = E_K2(unit t) of
+//    every layer once (one block cipher call per unit and layer: ~3% of the work with 32-unit tiles).
 //  * Then for each unit u of the tile, lane j processes block j: it takes T_u from lane u by shuffle, forms
 //    T_u * alpha^j in registers (a funnel shift and a carry-less fold of the j overflow bits), loads its 16 bytes
 //    (the warp reads the unit's 512 bytes coalesced), applies every layer of the chain in registers and stores once.

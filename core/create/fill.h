@@ -2,11 +2,11 @@
 // three stages overlap — the caller's source fills a plaintext buffer, the engine encrypts it (asynchronously,
 // XtsEngine::submit, so the GPU is used when the engine has one), writer threads store it (one per 4 cores, at
 // least 2 so that two direct writes keep the disk's queue busy, at most 4: one thread's copies into the page cache
-// cap the rate on many-core machines) — with a small ring of
-// large buffers, written with O_DIRECT where the file system allows it (BlockFile::write_at_direct). Every
-// `sync_every` bytes a background thread fsync()s the file, so the disk writes back while the engine works instead
-// of in one long fsync at the end. The file must allow write_at() from several threads and sync() concurrently
-// with write_at(), as PosixFile (pwrite/fsync) and FailFile do.
+// cap the rate on many-core machines) — with a small ring of large buffers, written with O_DIRECT where the file
+// system allows it (BlockFile::write_at_direct). Every `sync_every` bytes a background thread fsync()s the file, so
+// the disk writes back while the engine works instead of in one long fsync at the end. The file must allow
+// write_at() from several threads and sync() concurrently with write_at(), as PosixFile (pwrite/fsync) and
+// FailFile do.
 #pragma once
 #include <cstdint>
 #include <functional>
