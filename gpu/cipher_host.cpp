@@ -1,12 +1,15 @@
 // Host key schedules, key-independent tables and reference block functions for the CUDA kernels (see the header).
-// Written from the cipher specifications (FIPS-197, Serpent AES submission, Twofish paper, RFC 3713, RFC 7801);
-// checked against Crypto++ and the VeraCrypt known-answer vectors by tests/test_gpu_engine.cpp.
+// Written from the cipher specifications (FIPS-197, Serpent AES submission, RFC 3713; Twofish's key schedule and
+// Kuznyechik's pi and L come from core); checked against Crypto++ and the VeraCrypt known-answer vectors by
+// tests/test_gpu_engine.cpp.
 #include "gpu/cipher_host.h"
 
 #include <cstring>
 #include <stdexcept>
 
 #include "core/crypto/kuznyechik.h"
+#include "core/crypto/simd/twofish_xts.h"
+#include "core/util/secure.h"
 
 namespace warpvol::gpu::host {
 namespace {
@@ -156,94 +159,19 @@ void camellia_schedule(const uint8_t key[32], uint64_t kw[4], uint64_t k[24], ui
 // pi and the linear map L come from core/crypto/kuznyechik.h (kuznyechik::kPi, transform_l, transform_l_inv).
 
 // ---------------------------------------------------------------- Twofish
-const uint8_t kTfQt[2][4][16] = {
-    {{0x8, 0x1, 0x7, 0xD, 0x6, 0xF, 0x3, 0x2, 0x0, 0xB, 0x5, 0x9, 0xE, 0xC, 0xA, 0x4},
-     {0xE, 0xC, 0xB, 0x8, 0x1, 0x2, 0x3, 0x5, 0xF, 0x4, 0xA, 0x6, 0x7, 0x0, 0x9, 0xD},
-     {0xB, 0xA, 0x5, 0xE, 0x6, 0xD, 0x9, 0x0, 0xC, 0x8, 0xF, 0x3, 0x2, 0x4, 0x7, 0x1},
-     {0xD, 0x7, 0xF, 0x4, 0x1, 0x2, 0x6, 0xE, 0x9, 0xB, 0x3, 0x0, 0x8, 0x5, 0xC, 0xA}},
-    {{0x2, 0x8, 0xB, 0xD, 0xF, 0x7, 0x6, 0xE, 0x3, 0x1, 0x9, 0x4, 0x0, 0xA, 0xC, 0x5},
-     {0x1, 0xE, 0x2, 0xB, 0x4, 0xC, 0x3, 0x7, 0x6, 0xD, 0xA, 0x5, 0xF, 0x9, 0x0, 0x8},
-     {0x4, 0xC, 0x7, 0x5, 0x1, 0x6, 0x9, 0xA, 0x0, 0xE, 0xD, 0x8, 0x2, 0xB, 0x3, 0xF},
-     {0xB, 0x9, 0x5, 0x1, 0xC, 0x3, 0xD, 0xE, 0x6, 0x4, 0x7, 0xF, 0x2, 0x0, 0x8, 0xA}}};
-const uint8_t kTfMds[4][4] = {{0x01, 0xEF, 0x5B, 0x5B}, {0x5B, 0xEF, 0xEF, 0x01}, {0xEF, 0x5B, 0x01, 0xEF},
-                              {0xEF, 0x01, 0xEF, 0x5B}};
-const uint8_t kTfRs[4][8] = {{0x01, 0xA4, 0x55, 0x87, 0x5A, 0x58, 0xDB, 0x9E},
-                             {0xA4, 0x56, 0x82, 0xF3, 0x1E, 0xC6, 0x68, 0xE5},
-                             {0x02, 0xA1, 0xFC, 0xC1, 0x47, 0xAE, 0x3D, 0x19},
-                             {0xA4, 0x55, 0x87, 0x5A, 0x58, 0xDB, 0x9E, 0x03}};
-
-struct TwofishQ {
-  uint8_t q[2][256];
-  TwofishQ() {
-    for (int t = 0; t < 2; ++t)
-      for (int x = 0; x < 256; ++x) {
-        auto ror4 = [](unsigned v) { return ((v >> 1) | (v << 3)) & 15; };
-        unsigned a0 = x >> 4, b0 = x & 15;
-        unsigned a1 = a0 ^ b0, b1 = a0 ^ ror4(b0) ^ ((8 * a0) & 15);
-        unsigned a2 = kTfQt[t][0][a1], b2 = kTfQt[t][1][b1];
-        unsigned a3 = a2 ^ b2, b3 = a2 ^ ror4(b2) ^ ((8 * a2) & 15);
-        unsigned a4 = kTfQt[t][2][a3], b4 = kTfQt[t][3][b3];
-        q[t][x] = uint8_t(16 * b4 + a4);
-      }
-  }
-};
-const TwofishQ& tfq() {
-  static const TwofishQ q;
-  return q;
-}
-
-// The byte chain of h() for byte position j (k = 4), without the MDS step. L = (L0, L1, L2, L3).
-uint8_t tf_hbyte(int j, uint8_t x, const uint32_t L[4]) {
-  const auto& Q = tfq().q;
-  auto lb = [&](int i) { return uint8_t(L[i] >> (8 * j)); };
-  static const int st4[4] = {1, 0, 0, 1}, st3[4] = {1, 1, 0, 0};
-  static const int st2[4] = {0, 1, 0, 1}, st1[4] = {0, 0, 1, 1}, st0[4] = {1, 0, 1, 0};
-  uint8_t y = x;
-  y = Q[st4[j]][y] ^ lb(3);
-  y = Q[st3[j]][y] ^ lb(2);
-  y = Q[st0[j]][Q[st1[j]][Q[st2[j]][y] ^ lb(1)] ^ lb(0)];
-  return y;
-}
-uint32_t tf_mds_col(int j, uint8_t y) {
-  uint32_t r = 0;
-  for (int i = 0; i < 4; ++i) r |= uint32_t(gf_mul(kTfMds[i][j], y, 0x169)) << (8 * i);
-  return r;
-}
-uint32_t tf_h(uint32_t X, const uint32_t L[4]) {
-  uint32_t z = 0;
-  for (int j = 0; j < 4; ++j) z ^= tf_mds_col(j, tf_hbyte(j, uint8_t(X >> (8 * j)), L));
-  return z;
-}
-
+// The key schedule is core's (core/crypto/simd/twofish_xts.h, checked there against Crypto++ and the ECB vectors):
+// its 40 subkeys and MDS-folded g() tables are exactly the form the kernels consume.
 inline uint32_t tf_g(const Sched& s, uint32_t x) {
   return s.tf_sbox[0][x & 255] ^ s.tf_sbox[1][(x >> 8) & 255] ^ s.tf_sbox[2][(x >> 16) & 255] ^
          s.tf_sbox[3][x >> 24];
 }
 
 void twofish_schedule(const uint8_t key[32], Sched& s) {
-  uint32_t M[8];
-  for (int i = 0; i < 8; ++i) M[i] = le32(key + 4 * i);
-  uint32_t Me[4] = {M[0], M[2], M[4], M[6]}, Mo[4] = {M[1], M[3], M[5], M[7]};
-  uint32_t S[4];
-  for (int i = 0; i < 4; ++i) {
-    uint32_t v = 0;
-    for (int r = 0; r < 4; ++r) {
-      uint8_t acc = 0;
-      for (int c = 0; c < 8; ++c) acc ^= gf_mul(kTfRs[r][c], key[8 * i + c], 0x14D);
-      v |= uint32_t(acc) << (8 * r);
-    }
-    S[i] = v;
-  }
-  const uint32_t rho = 0x01010101;
-  for (int i = 0; i < 20; ++i) {
-    uint32_t A = tf_h(2 * i * rho, Me);
-    uint32_t B = rotl32(tf_h((2 * i + 1) * rho, Mo), 8);
-    s.w[2 * i] = A + B;
-    s.w[2 * i + 1] = rotl32(A + 2 * B, 9);
-  }
-  uint32_t L[4] = {S[3], S[2], S[1], S[0]};
-  for (int j = 0; j < 4; ++j)
-    for (int x = 0; x < 256; ++x) s.tf_sbox[j][x] = tf_mds_col(j, tf_hbyte(j, uint8_t(x), L));
+  simd::twofish::TwofishKey k;
+  simd::twofish::expand_key(key, &k);
+  std::memcpy(s.w, k.k, sizeof k.k);
+  std::memcpy(s.tf_sbox, k.s, sizeof k.s);
+  secure_wipe(&k, sizeof k);
 }
 
 // ---------------------------------------------------------------- AES

@@ -1,6 +1,7 @@
 // Host side of the CUDA engine: key schedules in the exact form the kernels consume, the key-independent lookup
 // tables they copy into shared memory, and small reference block ciphers over those schedules (used to check the
-// schedules against Crypto++ and the known-answer vectors, and by the self-checks). Independent of core's ciphers.
+// schedules against Crypto++ and the known-answer vectors, and by the self-checks). Independent of core's ciphers
+// except where core's form is the kernels' form (Twofish key schedule, Kuznyechik pi and L).
 //
 // Word conventions (all little-endian loads of the 16-byte block unless noted):
 //   AES       state = 4 LE column words; rk/dk = 60 words (dk = equivalent inverse cipher schedule).
