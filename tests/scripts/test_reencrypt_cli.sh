@@ -95,8 +95,14 @@ run_big() {
 interrupt_big() {  # signal: start a job on the fresh container and stop it with the signal (exit 6 wanted)
   local interrupted=0 attempt rc
   for attempt in 1 2 3; do
-    run_big -q
-    sleep 0.6
+    # Signal as soon as the job reports its first progress line (the data pass has begun), not after a fixed
+    # sleep: on a fast or idle machine the whole 96 MiB job can finish within any fixed delay.
+    run_big --progress-json
+    for _ in $(seq 500); do
+      grep -q '"phase":"reencrypt"' "$T/err.txt" 2>/dev/null && break
+      kill -0 "$PID" 2>/dev/null || break
+      sleep 0.01
+    done
     kill -"$1" "$PID" 2>/dev/null
     wait "$PID"; rc=$?; PID=""
     if [ $rc = 6 ]; then interrupted=1; break; fi
