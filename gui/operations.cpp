@@ -51,6 +51,7 @@ mount::MountRecord mount_volume(const MountParams& p) {
     // A desktop user: the plaintext device is served by our FUSE process; udisks2 sets up the loop device and
     // mounts it, and polkit asks the user in the desktop's own way.
     req.filesystem = "none";
+    req.allow_root_access = true;  // udisksd, running as root, attaches the loop device to our plaintext file
     mount::MountRecord rec = mount::mount_volume(req, fd, h);
     mount::Registry reg;
     try {
@@ -60,7 +61,10 @@ mount::MountRecord mount_volume(const MountParams& p) {
       rec.mount_helper = kUdisksHelper;
       reg.save(rec);
     } catch (...) {
-      mount::dismount(reg, rec, true);
+      try {
+        mount::dismount(reg, rec, true);
+      } catch (...) {  // udisks' reason is the one to report
+      }
       throw;
     }
     return rec;
@@ -121,6 +125,10 @@ QString privilege_problem() {
   if (!udisks_available())
     return QObject::tr("not root and no udisks2 service on the system bus: loop devices and mounting need "
                        "CAP_SYS_ADMIN or udisks2 with polkit");
+  if (!mount::fuse_user_allow_other())
+    return QObject::tr("/etc/fuse.conf has no user_allow_other line: udisks2 attaches the loop device as root, and "
+                       "root cannot read a normal user's FUSE plaintext device without it (add the line "
+                       "user_allow_other to /etc/fuse.conf)");
   return {};
 }
 

@@ -435,7 +435,7 @@ int run(int argc, char** argv) {
 
     std::string opts = "fsname=warpvol" + std::to_string(spec.slot) + ",subtype=warpvol,default_permissions,max_read=" +
                        std::to_string(kMaxIo);
-    if (::geteuid() == 0) opts += ",allow_other";
+    if (::geteuid() == 0 || spec.allow_other) opts += ",allow_other";
     if (spec.read_only) opts += ",ro";
     std::vector<std::string> fargs{"warpvol-mountd", "-o", opts};
     std::vector<char*> fargv;
@@ -450,7 +450,10 @@ int run(int argc, char** argv) {
     if (fuse_session_mount(se, spec.aux_dir.c_str()) != 0)
       throw Error(ErrorKind::Io, "cannot mount FUSE at " + spec.aux_dir +
                                      (::geteuid() == 0 ? std::string()
-                                                       : std::string(" (needs access to /dev/fuse and fusermount3)")));
+                                                       : std::string(spec.allow_other
+                                                                         ? " (needs access to /dev/fuse, fusermount3 "
+                                                                           "and user_allow_other in /etc/fuse.conf)"
+                                                                         : " (needs access to /dev/fuse and fusermount3)")));
     mounted = true;
     log_line("serving " + spec.container + " (" + std::to_string(spec.data_size) + " bytes, " +
              (spec.read_only ? "read-only" : "read-write") + (spec.protect ? ", hidden volume protected" : "") +

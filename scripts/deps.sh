@@ -4,11 +4,12 @@
 #            libssl-dev nlohmann-json3-dev libfuse3-dev
 #   run:     fuse3 (mount)
 #   tests:   mtools dosfstools e2fsprogs fio fusefat python3-botan xvfb desktop-file-utils
+#            dbus-daemon (a private system bus for the GUI's udisks2 test)
 #   GUI:     qt6-base-dev qt6-charts-dev
 WARPVOL_PACKAGES=(
   build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev libssl-dev
   nlohmann-json3-dev libfuse3-dev fuse3 mtools python3-botan qt6-base-dev qt6-charts-dev xvfb desktop-file-utils
-  fio e2fsprogs dosfstools fusefat
+  fio e2fsprogs dosfstools fusefat dbus-daemon
 )
 
 WARPVOL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -97,6 +97,7 @@ void write_spec(int fd, const MountSpec& s) {
   w.u64(s.protect_end);
   w.u64(s.uid);
   w.u64(s.gid);
+  w.u64(s.allow_other);
   // Length prefix, then the body.
   uint8_t len[8];
   for (int i = 0; i < 8; ++i) len[i] = uint8_t(uint64_t(w.size()) >> (8 * i));
@@ -155,6 +156,7 @@ MountSpec read_spec(int fd) {
   s.protect_end = r.u64();
   s.uid = uint32_t(r.u64());
   s.gid = uint32_t(r.u64());
+  s.allow_other = r.u64() != 0;
   if (!r.done()) throw Error(ErrorKind::Format, "mount spec: trailing bytes");
   return s;
 }

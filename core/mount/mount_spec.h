@@ -26,6 +26,10 @@ struct MountSpec {
   bool protect = false;
   uint64_t protect_start = 0, protect_end = 0;
   uint32_t uid = 0, gid = 0;  // owner of the plaintext file
+  // FUSE allow_other: root, too, may use the plaintext file. Always on as root; for a normal user only when asked
+  // (udisks2 attaches its loop device as root), which needs user_allow_other in /etc/fuse.conf. The file stays
+  // 0600 and owned by uid under default_permissions, so other users are still refused.
+  bool allow_other = false;
 };
 
 // Throw Error(Io) on a short pipe, Error(Format) on a malformed spec.

@@ -314,6 +314,24 @@ bool have_mount_privilege() {
   return ::geteuid() == 0;
 }
 
+bool fuse_user_allow_other(const std::string& conf) {
+  std::optional<std::string> text;
+  try {
+    text = read_small_file(conf);
+  } catch (...) {
+    return false;
+  }
+  if (!text) return false;
+  std::istringstream in(*text);
+  std::string line;
+  while (std::getline(in, line)) {
+    line = line.substr(0, line.find('#'));
+    const auto b = line.find_first_not_of(" \t"), e = line.find_last_not_of(" \t\r");
+    if (b != std::string::npos && line.substr(b, e - b + 1) == "user_allow_other") return true;
+  }
+  return false;
+}
+
 std::string mountd_path() {
   if (const char* e = std::getenv("WARPVOL_MOUNTD"); e && *e) {
     if (::access(e, X_OK) != 0) throw Error(ErrorKind::Io, std::string("WARPVOL_MOUNTD=") + e + ": not executable");
@@ -354,6 +372,11 @@ MountRecord mount_volume(const MountRequest& req, int container_fd, const Opened
                 "mounting a filesystem needs root: loop devices and mount(2) require CAP_SYS_ADMIN, which this "
                 "process lacks (run it with sudo, or use --filesystem none to get only the plaintext device through "
                 "FUSE)");
+  if (req.allow_root_access && !have_mount_privilege() && !fuse_user_allow_other())
+    throw Error(ErrorKind::Usage,
+                "/etc/fuse.conf has no user_allow_other line: without it the FUSE plaintext device of a normal user "
+                "is closed to root, so the loop device that udisks2 attaches as root would be empty (add the line "
+                "user_allow_other to /etc/fuse.conf)");
   if (!fstype.empty() && !kernel_has_filesystem(fstype) && !fuse_helper_for(fstype))
     throw Error(ErrorKind::Usage, "this kernel has no " + fstype + " driver (not in /proc/filesystems) and no FUSE "
                                   "helper for it is installed; use --filesystem none and the tools of your choice");
@@ -404,6 +427,7 @@ MountRecord mount_volume(const MountRequest& req, int container_fd, const Opened
     spec.protect = req.protect_hidden;
     spec.protect_start = req.protect_start;
     spec.protect_end = req.protect_end;
+    spec.allow_other = req.allow_root_access;
     say(req.verbose, "starting the FUSE process for slot " + std::to_string(rec.slot) + " at " + rec.aux_dir);
     Daemon d = start_daemon(spec, container_fd, reg.log_path(rec.slot));
     rec.pid = d.pid;
@@ -535,6 +559,10 @@ DismountResult dismount(const Registry& reg, const MountRecord& rec_in, bool for
                                      std::to_string(rec.owner_pid) + ")");
 
   // 1. The filesystem.
+  if (rec.mount_helper == "udisks2" && !have_mount_privilege() && is_mount_point(rec.mount_point))
+    throw Error(ErrorKind::Usage, "slot " + std::to_string(rec.slot) + " was mounted through udisks2 (by "
+                                  "warpvol-gui): dismount it there, or run: udisksctl unmount -b " + rec.loop_device +
+                                  " && udisksctl loop-delete -b " + rec.loop_device + ", then dismount again");
   if (!rec.mount_point.empty() && is_mount_point(rec.mount_point)) {
     if (::umount2(rec.mount_point.c_str(), force ? MNT_DETACH : 0) != 0) {
       const int e = errno;

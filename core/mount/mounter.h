@@ -29,6 +29,8 @@ struct MountRequest {
   bool loop_direct_io = true;     // LO_FLAGS_DIRECT_IO on the loop device
   bool protect_hidden = false;
   uint64_t protect_start = 0, protect_end = 0;  // host byte range of the hidden volume
+  // A normal user's mount whose loop device someone else (udisks2, as root) attaches: FUSE allow_other.
+  bool allow_root_access = false;
   Notify verbose;                 // --verbose lines
   Notify notice;                  // things the user should know (read-only fallback, ...)
 };
@@ -75,6 +77,11 @@ MkfsTool check_filesystem_creation(const std::string& fs);
 
 // CAP_SYS_ADMIN in the effective set (loop devices, mount(2)).
 bool have_mount_privilege();
+// fuse.conf (default /etc/fuse.conf) has an active `user_allow_other` line: a normal user may mount FUSE with
+// allow_other, which root's loop device over the plaintext file needs (since Linux 6.x the loop driver asks FUSE for
+// the file's size with getattr, refused to anyone but the mounting user without allow_other: the device would be
+// 0 bytes).
+bool fuse_user_allow_other(const std::string& conf = "/etc/fuse.conf");
 // The FUSE program: $WARPVOL_MOUNTD, else warpvol-mountd next to this executable, ../libexec/warpvol/, PATH.
 std::string mountd_path();
 // The path is a mount point (per /proc/self/mountinfo).

@@ -32,7 +32,7 @@ struct MountRecord {
   std::string loop_device;         // "" without a loop device
   std::string mount_point;         // "" with --filesystem none
   std::string filesystem = "none"; // kernel type ("ext4", "vfat", ...) or "none"
-  std::string mount_helper;        // "" (kernel mount) or the FUSE helper program (fusefat, ntfs-3g, ...)
+  std::string mount_helper;        // "" (kernel mount), the FUSE helper program (fusefat, ntfs-3g, ...) or udisks2
   std::vector<std::string> created_dirs;  // removed by dismount, deepest first
   int pid = 0;                     // FUSE process
   uint64_t pid_start = 0;          // its start time (/proc/PID/stat field 22), against pid reuse
