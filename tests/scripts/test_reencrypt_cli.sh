@@ -1,10 +1,11 @@
 #!/bin/bash
 # `warpvol reencrypt` end to end: a batch of 5 containers with one wrong password (credentials file; mode 0600
 # enforced) fails up front and writes nothing anywhere; --skip-bad re-encrypts the other four; --progress-json
-# lines are cryptsetup-style (numbers as strings); --resume-only without a journal is refused; SIGINT stops at a
-# safe point with exit 6, the container is refused by info/export/mount with a pointer to --resume, and running the same
-# command again finishes it; the result is checked by an independent reader (test_reencrypt_oracle.py); SIGTERM
-# stops the same way; a journal folder without room is refused before anything is written (as root: 1 MiB tmpfs).
+# lines are cryptsetup-style (numbers as strings); --resume-only without a journal is refused; SIGINT sent on the job's
+# first progress line stops at a safe point with exit 6, the container is refused by info/export/mount with a pointer
+# to --resume, a resumed job stops the same way, and running the same command again finishes it; the result is checked
+# by an independent reader (test_reencrypt_oracle.py); SIGTERM stops fresh and resumed jobs the same way; a journal
+# folder without room is refused before anything is written (as root: 1 MiB tmpfs).
 # Args: warpvol binary, source dir. Exit 77 = skipped.
 set -u
 WV=${1:?warpvol binary}
@@ -84,33 +85,40 @@ printf 'new1\n' | "$WV" reencrypt "$T/b1.hc" --password-stdin --pim 1 --no-hidde
 
 # ---- SIGINT at a safe point, refusal while half done, resume by running the same command ----
 V="$T/big.hc"
-BIG=$(python3 "$ORACLE" create "$V" --size $((192 * 1024 * 1024)) --password old --pim 1 --seed big) || fail "create big"
+# 64 hot zones of 1 MiB: the signal goes out on the job's first progress line, so the job is a zone or two in when
+# it arrives, however fast the machine (no fixed delay to outrun).
+BIG_SIZE=$((64 * 1024 * 1024))
+BIG=$(python3 "$ORACLE" create "$V" --size $BIG_SIZE --password old --pim 1 --seed big) || fail "create big"
 run_big() {
+  # Empty the output files here, before the fork: the child's own redirections truncate them only once it is
+  # scheduled, and until then stop_big would read the previous run's progress lines and signal a shell child that
+  # has not exec'd warpvol yet (SIGTERM kills it: exit 143, with the previous run's log in err.txt; SIGINT is
+  # ignored there, so that job ran to the end). Only lines of this run can appear in err.txt now.
+  : > "$T/out.txt"
+  : > "$T/err.txt"
   exec 3< <(printf 'old\n') 4< <(printf 'new\n')
   "$WV" reencrypt "$V" --password-fd 3 --pim 1 --hash sha512 --new-password-fd 4 --new-pim 1 --new-encryption aes \
     --hotzone-size 1M --resilience journal --no-hidden-volume "$@" > "$T/out.txt" 2> "$T/err.txt" &
   PID=$!
   exec 3<&- 4<&-
 }
-interrupt_big() {  # signal: start a job on the fresh container and stop it with the signal (exit 6 wanted)
-  local interrupted=0 attempt rc
-  # The container is 192 MiB so that the job is still running 0.6 s in on an idle machine (at 96 MiB a whole
-  # AES job could finish first on all three attempts).
-  for attempt in 1 2 3; do
-    run_big -q
-    sleep 0.6
-    kill -"$1" "$PID" 2>/dev/null
-    wait "$PID"; rc=$?; PID=""
-    if [ $rc = 6 ]; then interrupted=1; break; fi
-    [ $rc = 0 ] || fail "SIG$1 run: exit $rc: $(cat "$T/err.txt")"
-    # finished before the signal: start over from the old password
-    python3 "$ORACLE" create "$V" --size $((192 * 1024 * 1024)) --password old --pim 1 --seed big > /dev/null
+stop_big() {  # signal phase: send the signal on the job's first progress line (phase reencrypt for a fresh job,
+              # recover for a resumed one); it must stop at a safe point (exit 6) with the journal kept
+  local rc
+  for _ in $(seq 2000); do
+    grep -q "\"phase\":\"$2\"" "$T/err.txt" && break
+    kill -0 "$PID" 2>/dev/null || break
+    sleep 0.01
   done
-  [ $interrupted = 1 ] || fail "could not interrupt a running re-encryption with SIG$1"
-  grep -q "interrupted" "$T/err.txt" || fail "message on SIG$1: $(cat "$T/err.txt")"
-  [ -e "$V.warpvol-reencrypt" ] || fail "no journal after SIG$1"
+  kill -"$1" "$PID" 2>/dev/null
+  wait "$PID"; rc=$?; PID=""
+  [ $rc = 6 ] || fail "SIG$1 on the first progress line ($2): exit $rc (want 6): $(cat "$T/err.txt")"
+  grep -q "\"phase\":\"$2\"" "$T/err.txt" || fail "no '$2' progress line before SIG$1: $(cat "$T/err.txt")"
+  grep -q "interrupted" "$T/err.txt" || fail "message on SIG$1 ($2): $(cat "$T/err.txt")"
+  [ -e "$V.warpvol-reencrypt" ] || fail "no journal after SIG$1 ($2)"
 }
-interrupt_big INT
+run_big --progress-json
+stop_big INT reencrypt
 for pw in old new; do
   out=$(printf '%s\n' $pw | "$WV" info "$V" --password-stdin --pim 1 --hash sha512 2>&1); rc=$?
   [ $rc = 4 ] || fail "info on a half re-encrypted container ($pw): exit $rc: $out"
@@ -122,6 +130,8 @@ for pw in old new; do
   echo "$out" | grep -q "reencrypt --resume" || fail "mount: no pointer to --resume: $out"
   echo "$out" | grep -qF "$V" || fail "mount: the message does not name the container: $out"
 done
+run_big --progress-json   # a resumed job stops the same way
+stop_big INT recover
 run_big --progress-json
 wait "$PID"; rc=$?; PID=""
 [ $rc = 0 ] || fail "resume: exit $rc: $(cat "$T/err.txt")"
@@ -133,8 +143,11 @@ S=$(python3 "$ORACLE" verify "$V" --password new --pim 1) || fail "independent r
 [ "$S" = "$BIG" ] || fail "independent reader: plaintext differs"
 
 # ---- SIGTERM: the same safe stop (exit 6), then the same command finishes ----
-python3 "$ORACLE" create "$V" --size $((192 * 1024 * 1024)) --password old --pim 1 --seed big > /dev/null || fail "create"
-interrupt_big TERM
+python3 "$ORACLE" create "$V" --size $BIG_SIZE --password old --pim 1 --seed big > /dev/null || fail "create"
+run_big --progress-json
+stop_big TERM reencrypt
+run_big --progress-json
+stop_big TERM recover
 run_big -q --resume   # the explicit form (the SIGINT case above resumed without it)
 wait "$PID"; rc=$?; PID=""
 [ $rc = 0 ] || fail "resume after SIGTERM: exit $rc: $(cat "$T/err.txt")"
