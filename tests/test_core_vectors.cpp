@@ -5,8 +5,10 @@
 
 #include <cstring>
 #include <fstream>
+#include <random>
 
 #include "core/crypto/chain.h"
+#include "core/crypto/cpu_features.h"
 #include "core/format/header.h"
 #include "core/kdf/keyfiles.h"
 #include "core/kdf/prf.h"
@@ -275,5 +277,52 @@ TEST_CASE("tc-play reference headers decrypt (header key, fields, master keys)",
     std::vector<uint8_t> again(hdr);
     serialize_header(f, again.data());
     CHECK(to_hex(again) == to_hex(hdr));
+  }
+}
+
+TEST_CASE("PBKDF2-HMAC-BLAKE2s in lanes equals Crypto++'s HMAC, every ISA level and lane count",
+          "[vectors][pbkdf2][blake2s]") {
+  // The reference: PBKDF2 spelled out over hmac_bytes (Crypto++'s BLAKE2s), one block at a time.
+  auto reference = [](const std::vector<uint8_t>& pw, const std::vector<uint8_t>& salt, uint32_t it, uint32_t block) {
+    std::vector<uint8_t> msg = salt;
+    for (int i = 3; i >= 0; --i) msg.push_back(uint8_t(block >> (8 * i)));
+    std::vector<uint8_t> u = hmac_bytes(PrfId::Blake2s, pw.data(), pw.size(), msg.data(), msg.size()), acc = u;
+    for (uint32_t i = 1; i < it; ++i) {
+      u = hmac_bytes(PrfId::Blake2s, pw.data(), pw.size(), u.data(), u.size());
+      for (size_t k = 0; k < acc.size(); ++k) acc[k] ^= u[k];
+    }
+    return acc;
+  };
+  std::mt19937_64 rng(2026);
+  auto bytes = [&](size_t n) {
+    std::vector<uint8_t> v(n);
+    for (auto& b : v) b = uint8_t(rng());
+    return v;
+  };
+  for (IsaLevel l : {IsaLevel::Portable, IsaLevel::Avx2}) {
+    if (int(l) > int(detected_isa())) {
+      WARN("skipping the " << isa_name(l) << " lanes: this CPU lacks the instructions");
+      continue;
+    }
+    set_isa_override(l);
+    for (size_t n : {1u, 2u, 3u, 6u, 8u, 9u, 17u}) {
+      for (uint32_t it : {1u, 2u, 3u, 1025u}) {
+        const auto pw = bytes(n == 17 ? 100 : 5 + n);  // 100 bytes: a key longer than the block is hashed first
+        std::vector<std::vector<uint8_t>> salts, outs;
+        std::vector<Pbkdf2Block> blocks;
+        for (size_t k = 0; k < n; ++k) {
+          salts.push_back(bytes(k % 3 == 0 ? 64 : 13 + k));
+          outs.emplace_back(32);
+        }
+        for (size_t k = 0; k < n; ++k)
+          blocks.push_back({salts[k].data(), salts[k].size(), uint32_t(1 + (k * 7) % 11), outs[k].data()});
+        REQUIRE(pbkdf2_blocks_cancellable(PrfId::Blake2s, pw.data(), pw.size(), blocks.data(), n, it, nullptr));
+        for (size_t k = 0; k < n; ++k) {
+          INFO(isa_name(l) << ", " << n << " lanes, lane " << k << ", " << it << " iterations");
+          CHECK(outs[k] == reference(pw, salts[k], it, blocks[k].block_index));
+        }
+      }
+    }
+    set_isa_override(std::nullopt);
   }
 }

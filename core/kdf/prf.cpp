@@ -2,7 +2,8 @@
 // PBKDF2 is the hot path of opening a volume (500,000 iterations per PRF and header slot), so the HMAC inner and
 // outer states are computed once and copied for every iteration: two compressions per iteration. SHA-512,
 // SHA-256, Whirlpool, RIPEMD-160 and SHA-1 use OpenSSL's low-level contexts (plain structs, assembly compression
-// functions with SHA-NI/AVX2); BLAKE2s comes from Crypto++ and Streebog is our own (kdf/streebog.h).
+// functions with SHA-NI/AVX2); PBKDF2-BLAKE2s is our own (kdf/blake2s.h: several blocks in AVX2 lanes), Crypto++'s
+// BLAKE2s serves the plain hash and HMAC (self-test, vectors), and Streebog is our own (kdf/streebog.h).
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "core/kdf/prf.h"
 
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/kdf/blake2s.h"
 #include "core/kdf/streebog.h"
 #include "core/util/bytes.h"
 #include "core/util/error.h"
@@ -334,7 +336,10 @@ bool pbkdf2_block_cancellable(PrfId prf, const uint8_t* pw, size_t pw_len, const
     case PrfId::Sha256:
       return pbkdf2_md_fast<SHA256_CTX, uint32_t, 64, 32, sha256_transform>(
           pw, pw_len, salt, salt_len, iterations, block_index, out, cancel, sha256_init, sha256_update, sha256_final);
-    case PrfId::Blake2s: return pbkdf2_block_t<Blake2sH>(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
+    case PrfId::Blake2s: {
+      const blake2s::Lane lane{salt, salt_len, block_index, out};
+      return blake2s::pbkdf2_hmac_lanes(pw, pw_len, &lane, 1, iterations, cancel);
+    }
     case PrfId::Whirlpool: return pbkdf2_block_t<WhirlpoolH>(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
     case PrfId::Streebog: return pbkdf2_block_t<StreebogH>(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
     case PrfId::Ripemd160: return pbkdf2_block_t<Ripemd160H>(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
@@ -342,6 +347,23 @@ bool pbkdf2_block_cancellable(PrfId prf, const uint8_t* pw, size_t pw_len, const
     case PrfId::Argon2id: break;
   }
   throw Error(ErrorKind::Usage, "Argon2id is not a PBKDF2 PRF");
+}
+
+size_t pbkdf2_lane_width(PrfId prf) { return prf == PrfId::Blake2s ? blake2s::lane_width() : 1; }
+
+bool pbkdf2_blocks_cancellable(PrfId prf, const uint8_t* pw, size_t pw_len, const Pbkdf2Block* blocks, size_t n,
+                               uint32_t iterations, const std::atomic<bool>* cancel) {
+  if (prf == PrfId::Blake2s) {
+    std::vector<blake2s::Lane> lanes;
+    for (size_t i = 0; i < n; ++i)
+      lanes.push_back({blocks[i].salt, blocks[i].salt_len, blocks[i].block_index, blocks[i].out});
+    return blake2s::pbkdf2_hmac_lanes(pw, pw_len, lanes.data(), n, iterations, cancel);
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (!pbkdf2_block_cancellable(prf, pw, pw_len, blocks[i].salt, blocks[i].salt_len, iterations,
+                                  blocks[i].block_index, blocks[i].out, cancel))
+      return false;
+  return true;
 }
 
 void pbkdf2_block(PrfId prf, const uint8_t* pw, size_t pw_len, const uint8_t* salt, size_t salt_len,

@@ -44,6 +44,17 @@ void pbkdf2_block(PrfId prf, const uint8_t* password, size_t password_len, const
 bool pbkdf2_block_cancellable(PrfId prf, const uint8_t* password, size_t password_len, const uint8_t* salt,
                               size_t salt_len, uint32_t iterations, uint32_t block_index, uint8_t* out,
                               const std::atomic<bool>* cancel);
+// Several blocks of one password and iteration count (each with its own salt and block index), e.g. the blocks of
+// different header locations: PRFs with SIMD lanes compute pbkdf2_lane_width() of them for the price of one.
+struct Pbkdf2Block {
+  const uint8_t* salt;
+  size_t salt_len;
+  uint32_t block_index;  // 1-based
+  uint8_t* out;          // digest_size bytes
+};
+bool pbkdf2_blocks_cancellable(PrfId prf, const uint8_t* password, size_t password_len, const Pbkdf2Block* blocks,
+                               size_t n, uint32_t iterations, const std::atomic<bool>* cancel);
+size_t pbkdf2_lane_width(PrfId prf);  // 1 = no lanes (one block costs one block)
 // Whole PBKDF2 output of out_len bytes.
 void pbkdf2(PrfId prf, const uint8_t* password, size_t password_len, const uint8_t* salt, size_t salt_len,
             uint32_t iterations, uint8_t* out, size_t out_len);
