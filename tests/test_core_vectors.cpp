@@ -326,3 +326,27 @@ TEST_CASE("PBKDF2-HMAC-BLAKE2s in lanes equals Crypto++'s HMAC, every ISA level 
     set_isa_override(std::nullopt);
   }
 }
+
+TEST_CASE("PBKDF2-HMAC-Streebog with precomputed round keys equals PBKDF2 spelled out over HMAC",
+          "[vectors][pbkdf2][streebog]") {
+  std::mt19937_64 rng(34112012);
+  for (size_t pw_len : {0u, 1u, 63u, 64u, 65u, 200u}) {
+    for (uint32_t it : {1u, 2u, 3u, 1025u}) {
+      std::vector<uint8_t> pw(pw_len), salt(pw_len % 2 ? 64 : 17);
+      for (auto& b : pw) b = uint8_t(rng());
+      for (auto& b : salt) b = uint8_t(rng());
+      const uint32_t block = uint32_t(1 + rng() % 4);
+      std::vector<uint8_t> msg = salt;
+      for (int i = 3; i >= 0; --i) msg.push_back(uint8_t(block >> (8 * i)));
+      std::vector<uint8_t> u = hmac_bytes(PrfId::Streebog, pw.data(), pw.size(), msg.data(), msg.size()), want = u;
+      for (uint32_t i = 1; i < it; ++i) {
+        u = hmac_bytes(PrfId::Streebog, pw.data(), pw.size(), u.data(), u.size());
+        for (size_t k = 0; k < want.size(); ++k) want[k] ^= u[k];
+      }
+      std::vector<uint8_t> got(64);
+      pbkdf2_block(PrfId::Streebog, pw.data(), pw.size(), salt.data(), salt.size(), it, block, got.data());
+      INFO("password " << pw_len << " bytes, " << it << " iterations, block " << block);
+      CHECK(got == want);
+    }
+  }
+}

@@ -3,7 +3,8 @@
 // outer states are computed once and copied for every iteration: two compressions per iteration. SHA-512,
 // SHA-256, Whirlpool, RIPEMD-160 and SHA-1 use OpenSSL's low-level contexts (plain structs, assembly compression
 // functions with SHA-NI/AVX2); PBKDF2-BLAKE2s is our own (kdf/blake2s.h: several blocks in AVX2 lanes), Crypto++'s
-// BLAKE2s serves the plain hash and HMAC (self-test, vectors), and Streebog is our own (kdf/streebog.h).
+// BLAKE2s serves the plain hash and HMAC (self-test, vectors), and Streebog is our own (kdf/streebog.h), with its
+// own PBKDF2 loop that reuses the round keys of each iteration's first compression.
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "core/kdf/prf.h"
 
@@ -341,7 +342,7 @@ bool pbkdf2_block_cancellable(PrfId prf, const uint8_t* pw, size_t pw_len, const
       return blake2s::pbkdf2_hmac_lanes(pw, pw_len, &lane, 1, iterations, cancel);
     }
     case PrfId::Whirlpool: return pbkdf2_block_t<WhirlpoolH>(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
-    case PrfId::Streebog: return pbkdf2_block_t<StreebogH>(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
+    case PrfId::Streebog: return streebog_pbkdf2_block(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
     case PrfId::Ripemd160: return pbkdf2_block_t<Ripemd160H>(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
     case PrfId::Sha1: return pbkdf2_block_t<Sha1H>(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
     case PrfId::Argon2id: break;

@@ -149,7 +149,101 @@ inline void add512_small(uint64_t* a, uint64_t v) {
   }
 }
 
+// The round keys K_1..K_13 of g_N(h, .) for a fixed h and N.
+void round_keys(const Consts& cs, const uint64_t* h, const uint64_t* n, uint64_t (*k)[8]) {
+  lps_xor(cs.ax, h, n, k[0]);
+  for (int i = 0; i < 12; ++i) lps_xor(cs.ax, k[i], cs.c[i], k[i + 1]);
+}
+
+// h = g_N(h, m) with the round keys of (h, N) given: 12 LPS instead of 25.
+void g_keyed(const Consts& cs, uint64_t* h, const uint64_t (*k)[8], const uint64_t* m) {
+  alignas(64) uint64_t s[2][8];
+  lps_xor(cs.ax, k[0], m, s[0]);
+  for (int i = 1; i < 12; ++i) lps_xor(cs.ax, s[(i - 1) & 1], k[i], s[i & 1]);
+  for (int j = 0; j < 8; ++j) h[j] ^= s[1][j] ^ k[12][j] ^ m[j];
+  secure_wipe(s, sizeof s);
+}
+
+// State of Streebog-512 after one 64-byte block (the HMAC key block): h, N = 512, Sigma = the block.
+struct KeyedState {
+  alignas(64) uint64_t h[8] = {};
+  alignas(64) uint64_t sigma[8];
+  alignas(64) uint64_t keys[13][8];  // round keys of the next block's compression (h, N = 512)
+  KeyedState(const Consts& cs, const uint8_t* block) {
+    uint64_t zero[8] = {}, n512[8] = {512};
+    std::memcpy(sigma, block, 64);
+    g(cs, h, zero, sigma);
+    round_keys(cs, h, n512, keys);
+  }
+  ~KeyedState() { secure_wipe(this, sizeof *this); }
+};
+
+// digest = Streebog-512(key block || m) for a 64-byte m, from the keyed state.
+void hash_after_key(const Consts& cs, const KeyedState& st, const uint64_t* m, uint64_t* digest) {
+  static const uint64_t kZero[8] = {}, kN1024[8] = {1024}, kPad[8] = {1};  // the empty last block: 0x01, zeros
+  uint64_t sigma[8];
+  std::memcpy(digest, st.h, 64);
+  g_keyed(cs, digest, st.keys, m);           // N = 512 (the keys hold it)
+  std::memcpy(sigma, st.sigma, 64);
+  add512(sigma, m);
+  g(cs, digest, kN1024, kPad);               // stage 3 with the empty remainder: N = 1024, N += 0
+  add512(sigma, kPad);
+  g(cs, digest, kZero, kN1024);
+  g(cs, digest, kZero, sigma);
+  secure_wipe(sigma, sizeof sigma);
+}
+
 }  // namespace
+
+bool streebog_pbkdf2_block(const uint8_t* pw, size_t pw_len, const uint8_t* salt, size_t salt_len,
+                           uint32_t iterations, uint32_t block_index, uint8_t* out, const std::atomic<bool>* cancel) {
+  const Consts& cs = consts();
+  alignas(64) uint8_t k[64] = {};
+  if (pw_len > 64) {
+    Streebog512 kh;
+    kh.Update(pw, pw_len);
+    kh.TruncatedFinal(k, 64);
+  } else if (pw_len) {
+    std::memcpy(k, pw, pw_len);
+  }
+  alignas(64) uint8_t pad[64];
+  for (int i = 0; i < 64; ++i) pad[i] = k[i] ^ 0x36;
+  const KeyedState inner(cs, pad);
+  // U_1 = HMAC(salt || INT(block)) with the general code (the message is not one block).
+  alignas(64) uint64_t u[8], acc[8], d[8];
+  {
+    Streebog512 hi, ho;
+    hi.Update(pad, 64);
+    hi.Update(salt, salt_len);
+    uint8_t idx[4] = {uint8_t(block_index >> 24), uint8_t(block_index >> 16), uint8_t(block_index >> 8),
+                      uint8_t(block_index)};
+    hi.Update(idx, 4);
+    hi.TruncatedFinal(reinterpret_cast<uint8_t*>(d), 64);
+    for (int i = 0; i < 64; ++i) pad[i] = k[i] ^ 0x5c;
+    ho.Update(pad, 64);
+    ho.Update(reinterpret_cast<const uint8_t*>(d), 64);
+    ho.TruncatedFinal(reinterpret_cast<uint8_t*>(u), 64);
+  }
+  const KeyedState outer(cs, pad);
+  secure_wipe(k, sizeof k);
+  secure_wipe(pad, sizeof pad);
+  std::memcpy(acc, u, 64);
+  bool ok = true;
+  for (uint32_t i = 1; i < iterations; ++i) {
+    if (cancel && (i & 1023) == 0 && cancel->load(std::memory_order_relaxed)) {
+      ok = false;
+      break;
+    }
+    hash_after_key(cs, inner, u, d);
+    hash_after_key(cs, outer, d, u);
+    for (int j = 0; j < 8; ++j) acc[j] ^= u[j];
+  }
+  if (ok) std::memcpy(out, acc, 64);
+  secure_wipe(u, sizeof u);
+  secure_wipe(d, sizeof d);
+  secure_wipe(acc, sizeof acc);
+  return ok;
+}
 
 void Streebog512::Restart() {
   std::memset(h_, 0, sizeof h_);  // IV of the 512-bit variant: 0^512

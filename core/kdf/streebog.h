@@ -3,9 +3,16 @@
 #pragma once
 #include <cryptopp/cryptlib.h>
 
+#include <atomic>
 #include <cstdint>
 
 namespace warpvol {
+
+// One PBKDF2-HMAC-Streebog-512 block (64 bytes). Each iteration's first compression, of the message block after the
+// fixed ipad/opad block, has a fixed chaining value and counter, so its 13 round keys are computed once per block:
+// 174 instead of 200 LPS transforms per iteration. False when *cancel became true first.
+bool streebog_pbkdf2_block(const uint8_t* password, size_t password_len, const uint8_t* salt, size_t salt_len,
+                           uint32_t iterations, uint32_t block_index, uint8_t* out, const std::atomic<bool>* cancel);
 
 class Streebog512 : public CryptoPP::HashTransformation {
  public:
