@@ -149,13 +149,28 @@ class Search {
         tasks.push_back({c.get(), b, stage, order++});
       }
     }
-    std::stable_sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) { return a.stage < b.stage; });
+    // Backup headers after every primary task: they only start in the primary work's tail, where a core would
+    // otherwise wait for the last long block, and a backup match is taken only once no primary header can match.
+    std::stable_sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) {
+      return std::make_pair(a.cand->loc.backup, a.stage) < std::make_pair(b.cand->loc.backup, b.stage);
+    });
+    std::atomic<size_t> primary_left{size_t(
+        std::count_if(tasks.begin(), tasks.end(), [](const Task& t) { return !t.cand->loc.backup; }))};
 
     std::atomic<size_t> next{0};
     std::atomic<bool> done{false};
     std::mutex found_mu;
     bool have = false;
+    Found backup_match;  // a backup header that decrypted, waiting for the primary tasks to finish
+    bool have_backup = false;
     std::exception_ptr error;
+    auto accept = [&](const Found& f) {  // under found_mu
+      if (!have) {
+        have = true;
+        found = f;
+      }
+      done = true;
+    };
 
     auto worker = [&] {
       try {
@@ -179,14 +194,17 @@ class Search {
             for (uint32_t k = 0; k < t.count; ++k) c.block_done[t.block + k] = true;
           }
           Found f;
-          if (try_ready_chains(c, t.block == 0, f)) {
-            std::lock_guard<std::mutex> lk(found_mu);
-            if (!have) {
-              have = true;
-              found = f;
+          const bool matched = try_ready_chains(c, t.block == 0, f);
+          std::lock_guard<std::mutex> lk(found_mu);
+          if (!c.loc.backup) {
+            if (matched) return accept(f);
+            if (primary_left.fetch_sub(1) == 1 && have_backup) return accept(backup_match);
+          } else if (matched) {
+            if (!have_backup) {
+              backup_match = f;
+              have_backup = true;
             }
-            done = true;
-            return;
+            if (primary_left.load() == 0) return accept(backup_match);
           }
         }
       } catch (...) {
@@ -200,6 +218,10 @@ class Search {
     for (unsigned k = 1; k < n; ++k) threads.emplace_back(worker);
     worker();
     for (auto& th : threads) th.join();
+    if (!have && have_backup && !error) {
+      have = true;
+      found = backup_match;
+    }
     if (have) {
       // Keep the winner alive beyond this function: copy what is needed.
       winner_ = std::move(*std::find_if(cands.begin(), cands.end(), [&](auto& p) { return p.get() == found.cand; }));
@@ -363,11 +385,16 @@ OpenedHeader open_header(BlockFile& file, const OpenOptions& opt) {
     throw Error(ErrorKind::Auth, file.path() + ": too small to be a volume (" + std::to_string(file.size()) + " bytes)");
   Search search(file, opt);
   Found found;
-  if (!opt.backup_only && search.run(header_locations(file.size(), opt, false), found))
-    return finish(file, opt, found);
-  const bool try_backup = opt.backup_only || opt.allow_backup_fallback;
-  if (try_backup && search.run(header_locations(file.size(), opt, true), found)) {
-    if (!opt.backup_only && opt.notice)
+  // One search over the primary locations and then (as a fallback) the backup headers: Search::run prefers any
+  // primary match and starts the backups' derivations only when no primary work is left to queue.
+  std::vector<HeaderLocation> locs;
+  if (!opt.backup_only) locs = header_locations(file.size(), opt, false);
+  if (opt.backup_only || opt.allow_backup_fallback) {
+    const auto backups = header_locations(file.size(), opt, true);
+    locs.insert(locs.end(), backups.begin(), backups.end());
+  }
+  if (search.run(locs, found)) {
+    if (found.cand->loc.backup && !opt.backup_only && opt.notice)
       opt.notice("the primary header did not decrypt (damaged?): opened with the embedded backup header");
     return finish(file, opt, found);
   }
