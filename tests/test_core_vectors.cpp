@@ -34,19 +34,6 @@ PrfId prf_from_vector_name(std::string name) {
   return *id;
 }
 
-// PBKDF2 spelled out over hmac_bytes, one block: the reference for the PRFs that have their own iteration loops.
-std::vector<uint8_t> pbkdf2_over_hmac(PrfId prf, const std::vector<uint8_t>& pw, const std::vector<uint8_t>& salt,
-                                      uint32_t iterations, uint32_t block) {
-  std::vector<uint8_t> msg = salt;
-  for (int i = 3; i >= 0; --i) msg.push_back(uint8_t(block >> (8 * i)));
-  std::vector<uint8_t> u = hmac_bytes(prf, pw.data(), pw.size(), msg.data(), msg.size()), acc = u;
-  for (uint32_t i = 1; i < iterations; ++i) {
-    u = hmac_bytes(prf, pw.data(), pw.size(), u.data(), u.size());
-    for (size_t k = 0; k < acc.size(); ++k) acc[k] ^= u[k];
-  }
-  return acc;
-}
-
 }  // namespace
 
 TEST_CASE("ECB vectors for every block cipher", "[vectors][cipher]") {
@@ -322,7 +309,7 @@ TEST_CASE("PBKDF2-HMAC-BLAKE2s in lanes equals Crypto++'s HMAC, every ISA level 
         REQUIRE(pbkdf2_blocks_cancellable(PrfId::Blake2s, pw.data(), pw.size(), blocks.data(), n, it, nullptr));
         for (size_t k = 0; k < n; ++k) {
           INFO(isa_name(l) << ", " << n << " lanes, lane " << k << ", " << it << " iterations");
-          CHECK(outs[k] == pbkdf2_over_hmac(PrfId::Blake2s, pw, salts[k], it, blocks[k].block_index));
+          CHECK(outs[k] == wvtest::pbkdf2_over_hmac(PrfId::Blake2s, pw, salts[k], it, blocks[k].block_index));
         }
       }
     }
@@ -339,7 +326,7 @@ TEST_CASE("PBKDF2-HMAC-Streebog with precomputed round keys equals PBKDF2 spelle
       for (auto& b : pw) b = uint8_t(rng());
       for (auto& b : salt) b = uint8_t(rng());
       const uint32_t block = uint32_t(1 + rng() % 4);
-      const std::vector<uint8_t> want = pbkdf2_over_hmac(PrfId::Streebog, pw, salt, it, block);
+      const std::vector<uint8_t> want = wvtest::pbkdf2_over_hmac(PrfId::Streebog, pw, salt, it, block);
       std::vector<uint8_t> got(64);
       pbkdf2_block(PrfId::Streebog, pw.data(), pw.size(), salt.data(), salt.size(), it, block, got.data());
       INFO("password " << pw_len << " bytes, " << it << " iterations, block " << block);

@@ -85,4 +85,16 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+std::vector<uint8_t> pbkdf2_over_hmac(warpvol::PrfId prf, const std::vector<uint8_t>& pw,
+                                      const std::vector<uint8_t>& salt, uint32_t iterations, uint32_t block) {
+  std::vector<uint8_t> msg = salt;
+  for (int i = 3; i >= 0; --i) msg.push_back(uint8_t(block >> (8 * i)));
+  std::vector<uint8_t> u = warpvol::hmac_bytes(prf, pw.data(), pw.size(), msg.data(), msg.size()), acc = u;
+  for (uint32_t i = 1; i < iterations; ++i) {
+    u = warpvol::hmac_bytes(prf, pw.data(), pw.size(), u.data(), u.size());
+    for (size_t k = 0; k < acc.size(); ++k) acc[k] ^= u[k];
+  }
+  return acc;
+}
+
 }  // namespace wvtest

@@ -7,12 +7,18 @@
 #include <vector>
 
 #include "core/engine/xts_engine.h"
+#include "core/kdf/prf.h"
 
 namespace wvtest {
 
 std::string vectors_dir();                      // testvectors/
 std::string read_text(const std::string& path);
 std::vector<uint8_t> read_binary(const std::string& path);
+
+// PBKDF2 (RFC 8018 section 5.2), one block, spelled out over hmac_bytes: the reference for the PRFs that have their
+// own iteration loops (BLAKE2s lanes, Streebog, Whirlpool).
+std::vector<uint8_t> pbkdf2_over_hmac(warpvol::PrfId prf, const std::vector<uint8_t>& pw,
+                                      const std::vector<uint8_t>& salt, uint32_t iterations, uint32_t block);
 
 struct NamedEngine {
   std::string name;  // "cpu/avx512", "cpu/portable", "gpu"

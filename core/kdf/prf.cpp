@@ -1,8 +1,9 @@
 // PBKDF2-HMAC over the VeraCrypt/TrueCrypt PRFs, Argon2id, iteration counts (format-spec §5).
 // PBKDF2 is the hot path of opening a volume (500,000 iterations per PRF and header slot), so the HMAC inner and
 // outer states are computed once and copied for every iteration: two compressions per iteration. SHA-512,
-// SHA-256, Whirlpool, RIPEMD-160 and SHA-1 use OpenSSL's low-level contexts (plain structs, assembly compression
-// functions with SHA-NI/AVX2); PBKDF2-BLAKE2s is our own (kdf/blake2s.h: several blocks in AVX2 lanes), Crypto++'s
+// SHA-256, RIPEMD-160 and SHA-1 use OpenSSL's low-level contexts (plain structs, assembly compression functions
+// with SHA-NI/AVX2); PBKDF2-Whirlpool is our own (kdf/whirlpool.h: fixed key schedule, OpenSSL's Whirlpool serves
+// the plain hash and HMAC); PBKDF2-BLAKE2s is our own (kdf/blake2s.h: several blocks in AVX2 lanes), Crypto++'s
 // BLAKE2s serves the plain hash and HMAC (self-test, vectors), and Streebog is our own (kdf/streebog.h), with its
 // own PBKDF2 loop that reuses the round keys of each iteration's first compression.
 #define OPENSSL_SUPPRESS_DEPRECATED
@@ -21,6 +22,7 @@
 
 #include "core/kdf/blake2s.h"
 #include "core/kdf/streebog.h"
+#include "core/kdf/whirlpool.h"
 #include "core/util/bytes.h"
 #include "core/util/error.h"
 #include "core/util/secure.h"
@@ -341,7 +343,7 @@ bool pbkdf2_block_cancellable(PrfId prf, const uint8_t* pw, size_t pw_len, const
       const blake2s::Lane lane{salt, salt_len, block_index, out};
       return blake2s::pbkdf2_hmac_lanes(pw, pw_len, &lane, 1, iterations, cancel);
     }
-    case PrfId::Whirlpool: return pbkdf2_block_t<WhirlpoolH>(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
+    case PrfId::Whirlpool: return whirlpool_pbkdf2_block(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
     case PrfId::Streebog: return streebog_pbkdf2_block(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
     case PrfId::Ripemd160: return pbkdf2_block_t<Ripemd160H>(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
     case PrfId::Sha1: return pbkdf2_block_t<Sha1H>(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
