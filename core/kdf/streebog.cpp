@@ -100,6 +100,47 @@ const Consts& consts() {
   return *cs;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__OPTIMIZE__)
+
+// out = LPS(a ^ b), as inline assembly: with the C form below GCC spends more ALU instructions on extracting the
+// 64 table indexes than on anything else (Zen 3 has 4 ALUs; the loads are not the limit). Here each input lane is
+// loaded and XORed once, its bytes taken pairwise through %al/%ah (movzbl) with a shift by 16 between pairs, and
+// every table load folded into the movq/xorq that accumulates output lane k (byte k of lane j, table j). The same
+// scheme as Whirlpool's rounds (kdf/whirlpool.cpp), where it measured ~15% faster than the compiler's code.
+#define SB_LOOKUP(op, disp, idx, out) #op " " #disp "(%[t],%%" #idx ",8), %[" #out "]\n\t"
+#define SB_LANE(off, op, disp)                                                                                 \
+  "movq " #off "(%[a]), %%rax\n\t"                                                                            \
+  "xorq " #off "(%[b]), %%rax\n\t"                                                                            \
+  "movzbl %%al, %%ecx\n\t"                                                                                    \
+  "movzbl %%ah, %%edx\n\t" SB_LOOKUP(op, disp, rcx, o0) SB_LOOKUP(op, disp, rdx, o1) "shrq $16, %%rax\n\t"    \
+  "movzbl %%al, %%ecx\n\t"                                                                                    \
+  "movzbl %%ah, %%edx\n\t" SB_LOOKUP(op, disp, rcx, o2) SB_LOOKUP(op, disp, rdx, o3) "shrq $16, %%rax\n\t"    \
+  "movzbl %%al, %%ecx\n\t"                                                                                    \
+  "movzbl %%ah, %%edx\n\t" SB_LOOKUP(op, disp, rcx, o4) SB_LOOKUP(op, disp, rdx, o5) "shrq $16, %%rax\n\t"    \
+  "movzbl %%al, %%ecx\n\t"                                                                                    \
+  "movzbl %%ah, %%edx\n\t" SB_LOOKUP(op, disp, rcx, o6) SB_LOOKUP(op, disp, rdx, o7)
+inline void lps_xor(const uint64_t (*ax)[256], const uint64_t* a, const uint64_t* b, uint64_t* out) {
+  uint64_t o0, o1, o2, o3, o4, o5, o6, o7;
+  asm volatile(SB_LANE(0, movq, 0) SB_LANE(8, xorq, 2048) SB_LANE(16, xorq, 4096) SB_LANE(24, xorq, 6144)
+                   SB_LANE(32, xorq, 8192) SB_LANE(40, xorq, 10240) SB_LANE(48, xorq, 12288) SB_LANE(56, xorq, 14336)
+               : [o0] "=&r"(o0), [o1] "=&r"(o1), [o2] "=&r"(o2), [o3] "=&r"(o3), [o4] "=&r"(o4), [o5] "=&r"(o5),
+                 [o6] "=&r"(o6), [o7] "=&r"(o7)
+               : [a] "r"(a), [b] "r"(b), [t] "r"(ax)
+               : "rax", "rcx", "rdx", "memory", "cc");
+  out[0] = o0;
+  out[1] = o1;
+  out[2] = o2;
+  out[3] = o3;
+  out[4] = o4;
+  out[5] = o5;
+  out[6] = o6;
+  out[7] = o7;
+}
+#undef SB_LOOKUP
+#undef SB_LANE
+
+#else  // portable
+
 // out = LPS(a ^ b).
 inline void lps_xor(const uint64_t (*ax)[256], const uint64_t* a, const uint64_t* b, uint64_t* out) {
   uint64_t x[8];
@@ -111,6 +152,8 @@ inline void lps_xor(const uint64_t (*ax)[256], const uint64_t* a, const uint64_t
              ax[6][(x[6] >> sh) & 0xff] ^ ax[7][(x[7] >> sh) & 0xff];
   }
 }
+
+#endif
 
 // h = g_N(h, m) = E(LPS(h ^ N), m) ^ h ^ m, E(K, m) = X[K13] LPSX[K12] ... LPSX[K1](m), K_{i+1} = LPS(K_i ^ C_i).
 void g(const Consts& cs, uint64_t* h, const uint64_t* n, const uint64_t* m) {
