@@ -10,6 +10,7 @@
 #include "core/kdf/streebog.h"
 
 #include <cstring>
+#include <emmintrin.h>
 #include <utility>
 
 #include "core/crypto/kuznyechik.h"  // kPi: GOST R 34.11-2012 and 34.12-2015 share the substitution pi
@@ -103,40 +104,50 @@ const Consts& consts() {
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__OPTIMIZE__)
 
 // out = LPS(a ^ b), as inline assembly: with the C form below GCC spends more ALU instructions on extracting the
-// 64 table indexes than on anything else (Zen 3 has 4 ALUs; the loads are not the limit). Here each input lane is
-// loaded and XORed once, its bytes taken pairwise through %al/%ah (movzbl) with a shift by 16 between pairs, and
-// every table load folded into the movq/xorq that accumulates output lane k (byte k of lane j, table j). The same
-// scheme as Whirlpool's rounds (kdf/whirlpool.cpp), where it measured ~15% faster than the compiler's code.
-#define SB_LOOKUP(op, disp, idx, out) #op " " #disp "(%[t],%%" #idx ",8), %[" #out "]\n\t"
-#define SB_LANE(off, op, disp)                                                                                 \
+// 64 table indexes than on anything else (Zen 3 has 4 integer ALUs; the loads are not the limit). Here each input
+// lane is loaded and XORed once and its bytes taken pairwise through %al/%ah (movzbl) with a shift by 16 between
+// pairs -- Whirlpool's scheme (kdf/whirlpool.cpp) -- and the 64 table entries are XORed into the 8 outputs in
+// SSE registers, so the vector units do the XORs and the integer ALUs only compute indexes. Measured per 500k
+// block, 5 alternating runs, medians: C 2.36 s, this scheme with the XORs in integer registers 2.16-2.31 s,
+// with the XORs in SSE registers 2.13 s (against 2.31 s in the same runs).
+// The first lane's lookup starts output k; later lanes XOR theirs in (through a temporary: SSE2's pxor takes no
+// unaligned memory operand).
+#define SB_MOV(disp, idx, out, tmp) "movq " #disp "(%[t],%%" #idx ",8), %[" #out "]\n\t"
+#define SB_XOR(disp, idx, out, tmp) \
+  "movq " #disp "(%[t],%%" #idx ",8), %[" #tmp "]\n\tpxor %[" #tmp "], %[" #out "]\n\t"
+#define SB_LANE(off, L, disp)                                                                              \
   "movq " #off "(%[a]), %%rax\n\t"                                                                            \
   "xorq " #off "(%[b]), %%rax\n\t"                                                                            \
   "movzbl %%al, %%ecx\n\t"                                                                                    \
-  "movzbl %%ah, %%edx\n\t" SB_LOOKUP(op, disp, rcx, o0) SB_LOOKUP(op, disp, rdx, o1) "shrq $16, %%rax\n\t"    \
+  "movzbl %%ah, %%edx\n\t" L(disp, rcx, o0, x0) L(disp, rdx, o1, x1)             \
+  "shrq $16, %%rax\n\t"                                                                                       \
   "movzbl %%al, %%ecx\n\t"                                                                                    \
-  "movzbl %%ah, %%edx\n\t" SB_LOOKUP(op, disp, rcx, o2) SB_LOOKUP(op, disp, rdx, o3) "shrq $16, %%rax\n\t"    \
+  "movzbl %%ah, %%edx\n\t" L(disp, rcx, o2, x2) L(disp, rdx, o3, x3)             \
+  "shrq $16, %%rax\n\t"                                                                                       \
   "movzbl %%al, %%ecx\n\t"                                                                                    \
-  "movzbl %%ah, %%edx\n\t" SB_LOOKUP(op, disp, rcx, o4) SB_LOOKUP(op, disp, rdx, o5) "shrq $16, %%rax\n\t"    \
+  "movzbl %%ah, %%edx\n\t" L(disp, rcx, o4, x0) L(disp, rdx, o5, x1)             \
+  "shrq $16, %%rax\n\t"                                                                                       \
   "movzbl %%al, %%ecx\n\t"                                                                                    \
-  "movzbl %%ah, %%edx\n\t" SB_LOOKUP(op, disp, rcx, o6) SB_LOOKUP(op, disp, rdx, o7)
+  "movzbl %%ah, %%edx\n\t" L(disp, rcx, o6, x2) L(disp, rdx, o7, x3)
 inline void lps_xor(const uint64_t (*ax)[256], const uint64_t* a, const uint64_t* b, uint64_t* out) {
-  uint64_t o0, o1, o2, o3, o4, o5, o6, o7;
-  asm volatile(SB_LANE(0, movq, 0) SB_LANE(8, xorq, 2048) SB_LANE(16, xorq, 4096) SB_LANE(24, xorq, 6144)
-                   SB_LANE(32, xorq, 8192) SB_LANE(40, xorq, 10240) SB_LANE(48, xorq, 12288) SB_LANE(56, xorq, 14336)
-               : [o0] "=&r"(o0), [o1] "=&r"(o1), [o2] "=&r"(o2), [o3] "=&r"(o3), [o4] "=&r"(o4), [o5] "=&r"(o5),
-                 [o6] "=&r"(o6), [o7] "=&r"(o7)
-               : [a] "r"(a), [b] "r"(b), [t] "r"(ax)
+  __m128i o0, o1, o2, o3, o4, o5, o6, o7, x0, x1, x2, x3;
+  asm volatile(SB_LANE(0, SB_MOV, 0) SB_LANE(8, SB_XOR, 2048) SB_LANE(16, SB_XOR, 4096) SB_LANE(24, SB_XOR, 6144)
+                   SB_LANE(32, SB_XOR, 8192) SB_LANE(40, SB_XOR, 10240) SB_LANE(48, SB_XOR, 12288) SB_LANE(56, SB_XOR, 14336)
+               "movq %[o0], 0(%[out])\n\t"
+               "movq %[o1], 8(%[out])\n\t"
+               "movq %[o2], 16(%[out])\n\t"
+               "movq %[o3], 24(%[out])\n\t"
+               "movq %[o4], 32(%[out])\n\t"
+               "movq %[o5], 40(%[out])\n\t"
+               "movq %[o6], 48(%[out])\n\t"
+               "movq %[o7], 56(%[out])\n\t"
+               : [o0] "=&x"(o0), [o1] "=&x"(o1), [o2] "=&x"(o2), [o3] "=&x"(o3), [o4] "=&x"(o4), [o5] "=&x"(o5),
+                 [o6] "=&x"(o6), [o7] "=&x"(o7), [x0] "=&x"(x0), [x1] "=&x"(x1), [x2] "=&x"(x2), [x3] "=&x"(x3)
+               : [a] "r"(a), [b] "r"(b), [t] "r"(ax), [out] "r"(out)
                : "rax", "rcx", "rdx", "memory", "cc");
-  out[0] = o0;
-  out[1] = o1;
-  out[2] = o2;
-  out[3] = o3;
-  out[4] = o4;
-  out[5] = o5;
-  out[6] = o6;
-  out[7] = o7;
 }
-#undef SB_LOOKUP
+#undef SB_MOV
+#undef SB_XOR
 #undef SB_LANE
 
 #else  // portable
