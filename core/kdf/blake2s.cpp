@@ -120,8 +120,8 @@ constexpr size_t kLanesWorthAvx2 = 3;
 
 size_t lane_width() { return active_isa() >= IsaLevel::Avx2 ? 8 : 1; }
 
-bool pbkdf2_hmac_lanes(const uint8_t* pw, size_t pw_len, const Lane* lanes, size_t n, uint32_t iterations,
-                       const std::atomic<bool>* cancel) {
+bool pbkdf2_hmac_lanes(const uint8_t* pw, size_t pw_len, const Pbkdf2Block* lanes, size_t n,
+                       uint32_t iterations, const std::atomic<bool>* cancel) {
   // HMAC key block; the chaining values after the ipad and opad blocks are shared by every lane.
   uint8_t k[64] = {};
   if (pw_len > 64) {
@@ -159,7 +159,7 @@ bool pbkdf2_hmac_lanes(const uint8_t* pw, size_t pw_len, const Lane* lanes, size
     const size_t count = n - first < width ? n - first : width;
     uint32_t u[8][8], acc[8][8];
     for (size_t l = 0; l < count; ++l) {  // U_1 = HMAC(salt || INT(block)), the ordinary way
-      const Lane& ln = lanes[first + l];
+      const Pbkdf2Block& ln = lanes[first + l];
       uint8_t idx[4];
       store_be32(idx, ln.block_index);
       Hasher h = inner;

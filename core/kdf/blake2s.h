@@ -9,18 +9,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/kdf/prf.h"
+
 namespace warpvol::blake2s {
 
-// One PBKDF2 output block to compute: its salt and 1-based block index, and where its 32 bytes go.
-struct Lane {
-  const uint8_t* salt;
-  size_t salt_len;
-  uint32_t block_index;
-  uint8_t* out;
-};
-
-// Computes every lane (any number); false when *cancel became true first (outputs undefined then).
-bool pbkdf2_hmac_lanes(const uint8_t* password, size_t password_len, const Lane* lanes, size_t n,
+// Computes every block (any number; each out gets 32 bytes); false when *cancel became true first (outputs
+// undefined then).
+bool pbkdf2_hmac_lanes(const uint8_t* password, size_t password_len, const Pbkdf2Block* blocks, size_t n,
                        uint32_t iterations, const std::atomic<bool>* cancel);
 
 // Lanes one pass of the active instruction set computes for the price of one: 8 with AVX2, else 1.

@@ -340,8 +340,8 @@ bool pbkdf2_block_cancellable(PrfId prf, const uint8_t* pw, size_t pw_len, const
       return pbkdf2_md_fast<SHA256_CTX, uint32_t, 64, 32, sha256_transform>(
           pw, pw_len, salt, salt_len, iterations, block_index, out, cancel, sha256_init, sha256_update, sha256_final);
     case PrfId::Blake2s: {
-      const blake2s::Lane lane{salt, salt_len, block_index, out};
-      return blake2s::pbkdf2_hmac_lanes(pw, pw_len, &lane, 1, iterations, cancel);
+      const Pbkdf2Block block{salt, salt_len, block_index, out};
+      return blake2s::pbkdf2_hmac_lanes(pw, pw_len, &block, 1, iterations, cancel);
     }
     case PrfId::Whirlpool: return whirlpool_pbkdf2_block(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
     case PrfId::Streebog: return streebog_pbkdf2_block(pw, pw_len, salt, salt_len, iterations, block_index, out, cancel);
@@ -356,12 +356,7 @@ size_t pbkdf2_lane_width(PrfId prf) { return prf == PrfId::Blake2s ? blake2s::la
 
 bool pbkdf2_blocks_cancellable(PrfId prf, const uint8_t* pw, size_t pw_len, const Pbkdf2Block* blocks, size_t n,
                                uint32_t iterations, const std::atomic<bool>* cancel) {
-  if (prf == PrfId::Blake2s) {
-    std::vector<blake2s::Lane> lanes;
-    for (size_t i = 0; i < n; ++i)
-      lanes.push_back({blocks[i].salt, blocks[i].salt_len, blocks[i].block_index, blocks[i].out});
-    return blake2s::pbkdf2_hmac_lanes(pw, pw_len, lanes.data(), n, iterations, cancel);
-  }
+  if (prf == PrfId::Blake2s) return blake2s::pbkdf2_hmac_lanes(pw, pw_len, blocks, n, iterations, cancel);
   for (size_t i = 0; i < n; ++i)
     if (!pbkdf2_block_cancellable(prf, pw, pw_len, blocks[i].salt, blocks[i].salt_len, iterations,
                                   blocks[i].block_index, blocks[i].out, cancel))

@@ -91,12 +91,6 @@ const Tables& tables() {
   return tb;
 }
 
-inline uint64_t load_le64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
-  return v;
-}
-
 void load_block(const uint8_t* p, uint64_t* w) {
   for (int i = 0; i < 8; ++i) w[i] = load_le64(p + 8 * i);
 }

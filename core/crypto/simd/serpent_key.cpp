@@ -4,6 +4,7 @@
 
 #include "core/crypto/simd/serpent_kernel.h"
 #include "core/crypto/simd/serpent_xts.h"
+#include "core/util/bytes.h"
 
 namespace warpvol::simd::serpent {
 
@@ -27,12 +28,6 @@ struct Scalar {
   static Scalar xor3(Scalar a, Scalar b, Scalar c) { return {a.v ^ b.v ^ c.v}; }
 };
 
-uint32_t load_le32(const uint8_t* p) {
-  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
-void store_le32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
-}
 
 template <int S>
 void apply_sbox(uint32_t* w) {

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/crypto/simd/twofish_xts.h"
+#include "core/util/bytes.h"
 
 namespace warpvol::simd::twofish {
 
@@ -90,12 +91,6 @@ uint32_t h(uint32_t x, const uint32_t* L) {
 
 uint32_t rotl(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
 uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
-uint32_t load_le32(const uint8_t* p) {
-  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
-void store_le32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
-}
 
 uint32_t g(const TwofishKey* k, uint32_t x) {
   return k->s[0][x & 0xff] ^ k->s[1][(x >> 8) & 0xff] ^ k->s[2][(x >> 16) & 0xff] ^ k->s[3][x >> 24];
