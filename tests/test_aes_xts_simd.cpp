@@ -55,7 +55,8 @@ bool cpu_runs(IsaLevel level) {
   const bool avx2 = aesni && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("vaes") &&
                     __builtin_cpu_supports("vpclmulqdq");
   const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+                      __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni");  // as *_avx512.cpp
   switch (level) {
     case IsaLevel::Portable: return true;
     case IsaLevel::AesNi: return aesni;

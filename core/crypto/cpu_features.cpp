@@ -39,7 +39,9 @@ IsaLevel detect() {
   // The AVX2 level needs no GFNI: Zen 3 (this project's everyday machine) has AVX2 + VAES + VPCLMULQDQ only.
   if (!(avx2 && bmi2 && vaes && vpclmul)) return IsaLevel::AesNi;
   const bool f = b7 & (1u << 16), dq = b7 & (1u << 17), bw = b7 & (1u << 30), vl = b7 & (1u << 31);
-  if (f && dq && bw && vl && gfni && os_saves_zmm()) return IsaLevel::Avx512;
+  // VBMI (vpermi2b, the Twofish S-box lookup) comes with GFNI on every AVX-512 CPU so far (Ice Lake on, Zen 4 on).
+  const bool vbmi = c7 & (1u << 1);
+  if (f && dq && bw && vl && vbmi && gfni && os_saves_zmm()) return IsaLevel::Avx512;
   return IsaLevel::Avx2;
 }
 

@@ -8,7 +8,8 @@ namespace warpvol {
 
 enum class IsaLevel : int { Portable = 0, AesNi = 1, Avx2 = 2, Avx512 = 3 };
 
-// What this CPU can run. Avx2 = AVX2 + BMI2 + VAES + VPCLMULQDQ; Avx512 adds F/BW/VL/DQ + GFNI (and OS ZMM state).
+// What this CPU can run. Avx2 = AVX2 + BMI2 + VAES + VPCLMULQDQ; Avx512 adds F/BW/VL/DQ/VBMI + GFNI (and OS ZMM
+// state).
 IsaLevel detected_isa();
 IsaLevel active_isa();     // detected, lowered by WARPVOL_CPU_PATH or set_isa_override()
 void set_isa_override(std::optional<IsaLevel> level);  // for tests: force a level (clamped to detected)

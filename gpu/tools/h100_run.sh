@@ -2,7 +2,7 @@
 # Runs the GPU engine's checks and benchmarks on the GPU machine (through the device tool), from binaries built
 # here and carried as build-gpu-run/bins.tar.xz (see gpu/NOTES.md). Usage: gpu/tools/h100_run.sh STEP...
 # Steps: info, tests, cputests (start in the background; `cpuwait` waits), sanitize, wvbench, calibrate, ablation,
-# bench, cpubench, sweep, variants, sass. Results go to $OUT (at most 8 files come back).
+# bench, cpubench, kernels, sweep, variants, sass. Results go to $OUT (at most 8 files come back).
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT" /tmp/wv
@@ -72,6 +72,9 @@ for step in "$@"; do
         echo "--- openssl speed -evp aes-256-xts -bytes 512 -seconds 2"
         command -v openssl && openssl version && timeout 20 openssl speed -evp aes-256-xts -bytes 512 -seconds 2 2>&1 | tail -3
       } > "$OUT/cpubench.txt" 2>&1; echo "rc=$?"; grep -c '"kind"' "$OUT/cpubench.txt"; tail -3 "$OUT/cpubench.txt" ;;
+    kernels)  # per-kernel XTS throughput on one core, every path this CPU runs (cipher_xts_bench, aes_xts_bench)
+      { timeout 60 ./cipher_xts_bench 0.3 5; timeout 40 ./aes_xts_bench 2 1024 5; } > "$OUT/kernels.txt" 2>&1
+      echo "rc=$?"; cat "$OUT/kernels.txt" ;;
     sweep)
       for t in 8 16; do for c in 16 32 64; do
         echo "copy_threads=$t chunk=${c}MiB: $(WARPVOL_GPU_COPY_THREADS=$t WARPVOL_GPU_CHUNK_MB=$c GPU_BENCH_CHAINS=serpent,aes GPU_BENCH_NO_KERNEL=1 timeout 20 ./gpu_bench 0 1024 3 2>&1 | grep -E '^  (AES|Serpent) ' | tr -s ' ' | tr '\n' ';')"

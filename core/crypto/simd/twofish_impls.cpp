@@ -1,13 +1,13 @@
 // Twofish-256-XTS implementations registered with the dispatcher (see simd_xts.h; kernels and tables:
 // twofish_xts.h). Portable flags here; the dispatcher selects a level only when the CPU runs it.
 //
-// Gathers vs scalar, measured on the dev machine (AMD EPYC, Zen 3 class: AVX2 + VAES, no AVX-512/GFNI; 1 MiB of
-// 512-byte units, one core, bench/cipher_xts_bench.cpp): scalar with 4 blocks in flight ~0.36 GB/s, AVX2
-// vpgatherdd ~0.20-0.28 GB/s (a ymm gather costs ~14 cycles there). The scalar kernel wins, so it is the only one
-// registered: at the AES-NI level, which the dispatcher also picks at the AVX2 and AVX-512 levels. The AVX-512
-// gather kernel could not be measured here (no AVX-512): bench/cipher_xts_bench.cpp reports both on a CPU that has
-// it, and registering it is one line below once it is measured faster. Both gather kernels are tested
-// (tests/test_simd_ciphers.cpp) wherever the CPU runs them.
+// Measured per core with 512-byte units (bench/cipher_xts_bench.cpp, 1 MiB buffers):
+// - dev machine (AMD EPYC Zen 3: AVX2 + VAES, no AVX-512/GFNI): scalar with 4 blocks in flight ~0.30-0.36 GB/s,
+//   AVX2 vpgatherdd ~0.20-0.28 GB/s (a ymm gather costs ~14 cycles there). Scalar wins at the AES-NI and AVX2 levels.
+// - GPU machine's Xeon (AVX-512 + VBMI + GFNI): see gpu/NOTES.md ("The host CPU of the GPU machine"). The byte-
+//   permute kernel (vpermi2b S-boxes, GFNI MDS) is registered at the AVX-512 level; the AVX-512 gather kernel lost
+//   to scalar there and stays unregistered.
+// The gather kernels are tested (tests/test_simd_ciphers.cpp) wherever the CPU runs them.
 #include <memory>
 #include <string_view>
 
@@ -41,7 +41,7 @@ class TwofishXtsSimd final : public XtsCipher {
   void decrypt(uint64_t unit0, uint8_t* data, size_t nunits) const override { dec_(&keys_, unit0, data, nunits); }
 
  private:
-  twofish::TwofishXtsKeys keys_;  // 8.3 KiB: the S-box tables of both keys
+  twofish::TwofishXtsKeys keys_;  // 10.4 KiB: the S-box tables of both keys
   std::string_view name_;
   twofish::XtsKernel enc_, dec_;
 };
@@ -50,12 +50,17 @@ std::unique_ptr<XtsCipher> make_scalar(const uint8_t* key1, const uint8_t* key2)
   return std::make_unique<TwofishXtsSimd>("scalar", twofish::xts_encrypt_scalar, twofish::xts_decrypt_scalar, key1,
                                           key2);
 }
+std::unique_ptr<XtsCipher> make_avx512_vbmi(const uint8_t* key1, const uint8_t* key2) {
+  return std::make_unique<TwofishXtsSimd>("avx512-vbmi", twofish::xts_encrypt_avx512_vbmi,
+                                          twofish::xts_decrypt_avx512_vbmi, key1, key2);
+}
 
 }  // namespace
 
 void add_twofish_impls(std::vector<XtsImpl>& out) {
   out.push_back({CipherId::Twofish, IsaLevel::AesNi, &make_scalar});
-  // Not registered (slower on the dev machine, or not measured): twofish::xts_{en,de}crypt_avx2 / _avx512.
+  out.push_back({CipherId::Twofish, IsaLevel::Avx512, &make_avx512_vbmi});
+  // Not registered (slower than scalar where measured): twofish::xts_{en,de}crypt_avx2 / _avx512 (gathers).
 }
 
 }  // namespace warpvol::simd

@@ -1,11 +1,12 @@
-// Twofish rounds over MDS-combined tables and the XTS driver, as templates over a vector wrapper V of 32-bit lanes
-// (each lane one block's word; table lookups are gathers). Included by twofish_xts_avx2.cpp / _avx512.cpp, each
+// Twofish rounds and the XTS driver, as templates over a vector wrapper V of 32-bit lanes (each lane one block's
+// word) and a Lookup that computes g() on such a vector. Included by twofish_xts_avx2.cpp / _avx512.cpp, each
 // defining its V in an unnamed namespace (internal linkage: nothing built with wider ISA flags leaks out).
 //
 // What V provides (static): kBlocks (blocks per vector in memory layout), load/store (kBlocks blocks), set1,
 // operators ^ and + (lane-wise 32-bit), rotl<n>, byte<j>(x) (byte j of each lane, zero-extended),
-// gather(table, idx) (table[idx] per lane), transpose(a, b, c, d) (4x4 of 32-bit words inside each 128-bit lane),
-// mul_xk<k>(t) (each 128-bit lane, an XTS tweak, times x^k).
+// gather(table, idx) (table[idx] per lane; only for GatherG), transpose(a, b, c, d) (4x4 of 32-bit words inside
+// each 128-bit lane), mul_xk<k>(t) (each 128-bit lane, an XTS tweak, times x^k).
+// What Lookup provides (static): g0(k, x) = g(x) and g1(k, x) = g(x <<< 8) per lane.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -19,8 +20,9 @@
 
 namespace warpvol::simd::twofish {
 
+// g() as four gathers from the MDS-folded tables, one per byte of each lane.
 template <class V>
-struct Kernel {
+struct GatherG {
   static TWOFISH_INLINE V g0(const TwofishKey* k, V x) {  // g(x)
     return V::gather(k->s[0], V::template byte<0>(x)) ^ V::gather(k->s[1], V::template byte<1>(x)) ^
            V::gather(k->s[2], V::template byte<2>(x)) ^ V::gather(k->s[3], V::template byte<3>(x));
@@ -29,6 +31,12 @@ struct Kernel {
     return V::gather(k->s[0], V::template byte<3>(x)) ^ V::gather(k->s[1], V::template byte<0>(x)) ^
            V::gather(k->s[2], V::template byte<1>(x)) ^ V::gather(k->s[3], V::template byte<2>(x));
   }
+};
+
+template <class V, class Lookup = GatherG<V>>
+struct Kernel {
+  static TWOFISH_INLINE V g0(const TwofishKey* k, V x) { return Lookup::g0(k, x); }
+  static TWOFISH_INLINE V g1(const TwofishKey* k, V x) { return Lookup::g1(k, x); }
 
   // One encryption round r: F from (a, b) modifies (c, d).
   template <int G>
@@ -99,11 +107,11 @@ struct Kernel {
 };
 
 // XTS over whole 512-byte data units with G register sets (G * 4 * V::kBlocks blocks) per batch.
-template <class V, int G>
+template <class V, int G, class Lookup = GatherG<V>>
 struct Xts {
   static constexpr int kBatch = 4 * G * V::kBlocks;  // blocks per batch
   static_assert(32 % kBatch == 0, "a batch must divide a data unit");
-  using K = Kernel<V>;
+  using K = Kernel<V, Lookup>;
 
   static TWOFISH_INLINE void load_set(const uint8_t* q, V (&x)[4][G]) {
     _Pragma("GCC unroll 8") for (int s = 0; s < G; ++s) {

@@ -115,7 +115,10 @@ void expand_key(const uint8_t* key, TwofishKey* out) {
   // g uses h(X, S) with the list (S_3, S_2, S_1, S_0).
   const uint32_t sl[4] = {s[3], s[2], s[1], s[0]};
   for (int j = 0; j < 4; ++j)
-    for (int x = 0; x < 256; ++x) out->s[j][x] = mds_column(j, keyed_sbox(j, uint8_t(x), sl));
+    for (int x = 0; x < 256; ++x) {
+      out->sbox[j][x] = keyed_sbox(j, uint8_t(x), sl);
+      out->s[j][x] = mds_column(j, out->sbox[j][x]);
+    }
   constexpr uint32_t rho = 0x01010101;
   for (int i = 0; i < 20; ++i) {
     const uint32_t a = h(uint32_t(2 * i) * rho, me);

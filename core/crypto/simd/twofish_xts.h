@@ -3,7 +3,10 @@
 // kernels over those tables:
 //   scalar:  several blocks in flight in general-purpose registers (portable flags, twofish_xts_scalar.cpp);
 //   gathers: blocks word-sliced across the 32-bit lanes of a vector, each table lookup one vpgatherdd
-//            (AVX2: 8 blocks per register set, twofish_xts_avx2.cpp; AVX-512: 16, twofish_xts_avx512.cpp).
+//            (AVX2: 8 blocks per register set, twofish_xts_avx2.cpp; AVX-512: 16, twofish_xts_avx512.cpp);
+//   byte permutes (AVX-512 VBMI + GFNI, twofish_xts_avx512.cpp): the same word-sliced blocks, but the four keyed
+//            S-boxes are looked up for all 64 bytes of a vector by vpermi2b from the 1 KiB of S-box bytes, and the
+//            MDS multiply is done with GF(2^8) affine products and rotations: no gathers, no 4 KiB tables.
 // Why not Crypto++: its Twofish runs one block at a time (~0.27 GB/s per core quoted on the dev machine), its
 // latency chain (byte extract -> load -> xor -> add) leaves most of the core idle. Which kernel wins is measured by
 // bench/cipher_xts_bench.cpp; twofish_impls.cpp registers the winner per level (see the comment there).
@@ -14,8 +17,9 @@
 namespace warpvol::simd::twofish {
 
 struct alignas(64) TwofishKey {
-  uint32_t s[4][256];  // MDS column j times the key-dependent S-box of byte j
-  uint32_t k[40];      // whitening K0..K7, round keys K8..K39
+  uint32_t s[4][256];      // MDS column j times the key-dependent S-box of byte j
+  uint32_t k[40];          // whitening K0..K7, round keys K8..K39
+  alignas(64) uint8_t sbox[4][256];  // the key-dependent S-box of byte j itself (for the byte-permute kernel)
 };
 
 struct alignas(64) TwofishXtsKeys {
@@ -37,5 +41,7 @@ void xts_encrypt_avx2(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, si
 void xts_decrypt_avx2(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, size_t nunits);
 void xts_encrypt_avx512(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, size_t nunits);
 void xts_decrypt_avx512(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, size_t nunits);
+void xts_encrypt_avx512_vbmi(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, size_t nunits);
+void xts_decrypt_avx512_vbmi(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, size_t nunits);
 
 }  // namespace warpvol::simd::twofish

@@ -1,5 +1,10 @@
 // Twofish-XTS, AVX-512: 16 blocks per register set word-sliced across the 32-bit lanes of 4 zmm, 2 sets (one whole
-// data unit) per batch; each table lookup is one 16-lane vpgatherdd. See twofish_xts.h and twofish_impls.cpp.
+// data unit) per batch, with two ways to compute g() (see twofish_xts.h and twofish_impls.cpp):
+//   GatherG (twofish_kernel.h): each table lookup one 16-lane vpgatherdd from the 4 KiB MDS-folded tables;
+//   PermuteG (below, AVX-512 VBMI + GFNI): vpermi2b looks up the keyed S-box bytes of all 64 bytes of a vector at
+//   once, and the MDS multiply is two GF(2^8) affine products, byte blends and rotations. Gathers are microcoded
+//   and slow on current Intel cores (and were slower than the scalar kernel on the GPU machine's Xeon); these
+//   permutes are single instructions on every CPU with VBMI.
 // GCC 12 warns falsely inside its own AVX-512 headers (_mm512_undefined_epi32, GCC bug 105593, fixed in 12.3).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
@@ -51,7 +56,65 @@ struct V512 {
   }
 };
 
+// Multiplication by a constant c in Twofish's MDS field GF(2^8)/0x169 as the 8x8 bit matrix gf2p8affineqb takes:
+// byte 7-i of the result is the row of output bit i, i.e. bit k of it is bit i of c * x^k.
+constexpr uint64_t mds_mul_matrix(unsigned c) {
+  uint64_t m = 0;
+  for (int i = 0; i < 8; ++i) {
+    unsigned row = 0, ck = c;  // ck = c * x^k
+    for (int k = 0; k < 8; ++k) {
+      row |= ((ck >> i) & 1u) << k;
+      ck <<= 1;
+      if (ck & 0x100) ck ^= 0x169;
+    }
+    m |= uint64_t(row) << (8 * (7 - i));
+  }
+  return m;
+}
+static_assert(mds_mul_matrix(1) == 0x0102040810204080ull, "identity: output bit i is input bit i");
+
+struct PermuteG {
+  // Byte position p of each 32-bit lane (little-endian: p = 0 is the low byte).
+  static constexpr __mmask64 kPos0 = 0x1111111111111111ull;
+
+  // y: byte p of each lane replaced by sbox[p][that byte]. vpermi2b indexes 128 bytes (two tables) with bits 0-6;
+  // with a write mask it leaves the other bytes as they were, so the four position-masked lookups chain through
+  // one register: a byte is looked up exactly once, while it still holds its index. One chain per half of the
+  // 256-entry tables, then bit 7 of the index picks the half.
+  static TWOFISH_INLINE __m512i sbox_bytes(const TwofishKey* k, __m512i x) {
+    __m512i lo = x, hi = x;
+    for (int p = 0; p < 4; ++p) {
+      const uint8_t* t = k->sbox[p];
+      const __mmask64 m = kPos0 << p;
+      lo = _mm512_mask2_permutex2var_epi8(_mm512_load_si512(t), lo, m, _mm512_load_si512(t + 64));
+      hi = _mm512_mask2_permutex2var_epi8(_mm512_load_si512(t + 128), hi, m, _mm512_load_si512(t + 192));
+    }
+    return _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), lo, hi);
+  }
+
+  // The MDS product of each lane's bytes y0..y3 (output byte i = sum_j M[i][j] * y_j). Grouped by how far a term
+  // moves (output byte i takes y_(i-r) from the lane rotated left by 8r), each rotation r multiplies byte p of y by
+  // one constant per p, which the blends pick from y, 0xEF*y and 0x5B*y:
+  //   r = 0: (01, EF, 01, 5B)   r = 1: (5B, 5B, EF, 5B)   r = 2: (EF, 01, 5B, 01)   r = 3: (EF, EF, EF, EF)
+  static TWOFISH_INLINE __m512i mds(__m512i y) {
+    const __m512i ef = _mm512_gf2p8affine_epi64_epi8(y, _mm512_set1_epi64(int64_t(mds_mul_matrix(0xEF))), 0);
+    const __m512i fb = _mm512_gf2p8affine_epi64_epi8(y, _mm512_set1_epi64(int64_t(mds_mul_matrix(0x5B))), 0);
+    const __mmask64 p0 = kPos0, p1 = kPos0 << 1, p2 = kPos0 << 2, p3 = kPos0 << 3;
+    const __m512i z0 = _mm512_mask_blend_epi8(p3, _mm512_mask_blend_epi8(p1, y, ef), fb);
+    const __m512i z1 = _mm512_mask_blend_epi8(p2, fb, ef);
+    const __m512i z2 = _mm512_mask_blend_epi8(p2, _mm512_mask_blend_epi8(p0, y, ef), fb);
+    const __m512i z012 = _mm512_ternarylogic_epi32(z0, _mm512_rol_epi32(z1, 8), _mm512_rol_epi32(z2, 16), 0x96);
+    return _mm512_xor_si512(z012, _mm512_rol_epi32(ef, 24));
+  }
+
+  static TWOFISH_INLINE V512 g0(const TwofishKey* k, V512 x) { return {mds(sbox_bytes(k, x.v))}; }
+  static TWOFISH_INLINE V512 g1(const TwofishKey* k, V512 x) {
+    return {mds(sbox_bytes(k, _mm512_rol_epi32(x.v, 8)))};
+  }
+};
+
 using X = Xts<V512, 2>;
+using XPermute = Xts<V512, 2, PermuteG>;
 
 }  // namespace
 
@@ -60,6 +123,13 @@ void xts_encrypt_avx512(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, 
 }
 void xts_decrypt_avx512(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, size_t nunits) {
   X::run<false>(k, unit0, data, nunits);
+}
+
+void xts_encrypt_avx512_vbmi(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, size_t nunits) {
+  XPermute::run<true>(k, unit0, data, nunits);
+}
+void xts_decrypt_avx512_vbmi(const TwofishXtsKeys* k, uint64_t unit0, uint8_t* data, size_t nunits) {
+  XPermute::run<false>(k, unit0, data, nunits);
 }
 
 }  // namespace warpvol::simd::twofish
