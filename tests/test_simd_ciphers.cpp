@@ -412,6 +412,9 @@ struct TwofishEmu512 {
 #undef EMU_OP
 };
 
+// The kernel template over the emulated lanes, with g() by gathers (GatherG) or by the byte-permute kernel's
+// decomposition (TwofishEmuPermuteG below).
+template <class Lookup>
 class TwofishEmu512Xts final : public XtsCipher {
  public:
   TwofishEmu512Xts(const uint8_t* k1, const uint8_t* k2) : keys_(new simd::twofish::TwofishXtsKeys) {
@@ -421,10 +424,10 @@ class TwofishEmu512Xts final : public XtsCipher {
   CipherId cipher() const override { return CipherId::Twofish; }
   std::string_view impl_name() const override { return "emulated-avx512"; }
   void encrypt(uint64_t unit0, uint8_t* data, size_t n) const override {
-    simd::twofish::Xts<TwofishEmu512, 2>::run<true>(keys_.get(), unit0, data, n);
+    simd::twofish::Xts<TwofishEmu512, 2, Lookup>::template run<true>(keys_.get(), unit0, data, n);
   }
   void decrypt(uint64_t unit0, uint8_t* data, size_t n) const override {
-    simd::twofish::Xts<TwofishEmu512, 2>::run<false>(keys_.get(), unit0, data, n);
+    simd::twofish::Xts<TwofishEmu512, 2, Lookup>::template run<false>(keys_.get(), unit0, data, n);
   }
 
  private:
@@ -457,6 +460,40 @@ uint8_t gfni_affine(uint8_t x, uint64_t m, uint8_t c) {
   for (int i = 0; i < 8; ++i) r |= uint8_t((__builtin_popcount(x & uint8_t(m >> (8 * (7 - i)))) & 1) << i);
   return r ^ c;
 }
+
+// g() as the AVX-512 VBMI kernel computes it (twofish_xts_avx512.cpp, PermuteG), one lane at a time: the keyed
+// S-box bytes, their products with 0xEF and 0x5B through vgf2p8affineqb's matrices, and the MDS multiply as
+// kMdsByRotation's rotations. Runs that decomposition on CPUs without AVX-512 (CI); the intrinsics themselves run
+// only where the CPU has them.
+struct TwofishEmuPermuteG {
+  static uint32_t g_lane(const simd::twofish::TwofishKey* k, uint32_t x) {
+    using simd::twofish::kMdsByRotation, simd::twofish::mds_mul_matrix;
+    uint8_t y[4], ef[4], fb[4];
+    for (int p = 0; p < 4; ++p) {
+      y[p] = k->sbox[p][(x >> (8 * p)) & 0xff];
+      ef[p] = gfni_affine(y[p], mds_mul_matrix(0xEF), 0);
+      fb[p] = gfni_affine(y[p], mds_mul_matrix(0x5B), 0);
+    }
+    uint32_t out = 0;
+    for (int r = 0; r < 4; ++r) {
+      uint32_t z = 0;
+      for (int p = 0; p < 4; ++p) {
+        const uint8_t c = kMdsByRotation[r][p];
+        z |= uint32_t(c == 0x01 ? y[p] : c == 0xEF ? ef[p] : fb[p]) << (8 * p);
+      }
+      out ^= r ? (z << (8 * r)) | (z >> (32 - 8 * r)) : z;
+    }
+    return out;
+  }
+  static TwofishEmu512 g0(const simd::twofish::TwofishKey* k, TwofishEmu512 x) {
+    for (auto& w : x.v) w = g_lane(k, w);
+    return x;
+  }
+  static TwofishEmu512 g1(const simd::twofish::TwofishKey* k, TwofishEmu512 x) {
+    for (auto& w : x.v) w = g_lane(k, (w << 8) | (w >> 24));
+    return x;
+  }
+};
 
 // 4 lanes of 16 bytes with the AVX-512+GFNI wrapper's contract (camellia_kernel.h).
 struct CamelliaEmuGfni {
@@ -745,8 +782,14 @@ std::vector<NamedXts> twofish_gather_kernels() {
 }
 
 NamedXts twofish_emu() {
-  return {"Twofish/emulated-avx512",
-          [](const uint8_t* a, const uint8_t* b) { return std::make_unique<TwofishEmu512Xts>(a, b); }};
+  return {"Twofish/emulated-avx512", [](const uint8_t* a, const uint8_t* b) {
+            return std::make_unique<TwofishEmu512Xts<simd::twofish::GatherG<TwofishEmu512>>>(a, b);
+          }};
+}
+NamedXts twofish_emu_permute() {
+  return {"Twofish/emulated-avx512-vbmi", [](const uint8_t* a, const uint8_t* b) {
+            return std::make_unique<TwofishEmu512Xts<TwofishEmuPermuteG>>(a, b);
+          }};
 }
 NamedXts camellia_emu() {
   return {"Camellia/emulated-avx512-gfni",
@@ -757,12 +800,35 @@ NamedXts camellia_emu() {
 TEST_CASE("Twofish-XTS SIMD paths: VeraCrypt XTS self-test CRCs", "[twofish][simd]") {
   auto extra = twofish_gather_kernels();
   extra.push_back(twofish_emu());
+  extra.push_back(twofish_emu_permute());
   veracrypt_crc("Twofish", runnable(CipherId::Twofish, extra));
 }
 
 TEST_CASE("Twofish-XTS SIMD paths match the portable path on random data", "[twofish][simd]") {
   differential(CipherId::Twofish, runnable(CipherId::Twofish, twofish_gather_kernels()), 0x7f'0001);
-  differential(CipherId::Twofish, {twofish_emu()}, 0x7f'0002, false);
+  differential(CipherId::Twofish, {twofish_emu(), twofish_emu_permute()}, 0x7f'0002, false);
+}
+
+TEST_CASE("Twofish byte-permute g(): keyed S-box bytes and the MDS multiply by rotations equal the folded tables",
+          "[twofish][simd]") {
+  auto k = std::make_unique<simd::twofish::TwofishKey>();
+  std::mt19937_64 rng(0x7f'0003);
+  for (int key = 0; key < 4; ++key) {
+    uint8_t kb[32];
+    fill(rng, kb, 32);
+    simd::twofish::expand_key(kb, k.get());
+    for (int x = 0; x < 256; ++x)  // each folded table is MDS column j times the S-box byte
+      for (int j = 0; j < 4; ++j) {
+        const uint32_t one_byte = uint32_t(x) << (8 * j);
+        REQUIRE(TwofishEmuPermuteG::g_lane(k.get(), one_byte) ==
+                (k->s[j][x] ^ k->s[0][0] ^ k->s[1][0] ^ k->s[2][0] ^ k->s[3][0] ^ k->s[j][0]));
+      }
+    for (int i = 0; i < 1000; ++i) {
+      const uint32_t w = uint32_t(rng());
+      REQUIRE(TwofishEmuPermuteG::g_lane(k.get(), w) ==
+              (k->s[0][w & 0xff] ^ k->s[1][(w >> 8) & 0xff] ^ k->s[2][(w >> 16) & 0xff] ^ k->s[3][w >> 24]));
+    }
+  }
 }
 
 // ================================================================================================= Camellia

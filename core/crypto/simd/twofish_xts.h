@@ -27,6 +27,30 @@ struct alignas(64) TwofishXtsKeys {
   TwofishKey k2;  // tweak key
 };
 
+// The MDS multiply as the byte-permute kernel does it on a 32-bit lane y = (y0, y1, y2, y3), low byte first
+// (output byte i = sum_j M[i][j] * y_j in GF(2^8)/0x169). Grouped by how far a term moves, output byte i takes
+// y_(i-r) from the lane rotated left by 8r, so MDS(y) = XOR over r of rotl(c_r * y, 8r), where c_r multiplies byte
+// p of y by kMdsByRotation[r][p]. tests/test_simd_ciphers.cpp checks this against the MDS-folded tables.
+constexpr uint8_t kMdsByRotation[4][4] = {
+    {0x01, 0xEF, 0x01, 0x5B}, {0x5B, 0x5B, 0xEF, 0x5B}, {0xEF, 0x01, 0x5B, 0x01}, {0xEF, 0xEF, 0xEF, 0xEF}};
+
+// Multiplication by the constant c in GF(2^8)/0x169 as the 8x8 bit matrix of vgf2p8affineqb: byte 7-i of the result
+// is the row of output bit i, i.e. bit k of it is bit i of c * x^k.
+constexpr uint64_t mds_mul_matrix(unsigned c) {
+  uint64_t m = 0;
+  for (int i = 0; i < 8; ++i) {
+    unsigned row = 0, ck = c;  // ck = c * x^k
+    for (int k = 0; k < 8; ++k) {
+      row |= ((ck >> i) & 1u) << k;
+      ck <<= 1;
+      if (ck & 0x100) ck ^= 0x169;
+    }
+    m |= uint64_t(row) << (8 * (7 - i));
+  }
+  return m;
+}
+static_assert(mds_mul_matrix(1) == 0x0102040810204080ull, "identity: output bit i is input bit i");
+
 // Key schedule for a 256-bit key (twofish_key.cpp; checked against Crypto++ and the ECB vectors in the tests).
 void expand_key(const uint8_t* key, TwofishKey* out);
 void encrypt_block(const TwofishKey* k, const uint8_t* in, uint8_t* out);

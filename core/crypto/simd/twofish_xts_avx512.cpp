@@ -56,23 +56,6 @@ struct V512 {
   }
 };
 
-// Multiplication by a constant c in Twofish's MDS field GF(2^8)/0x169 as the 8x8 bit matrix gf2p8affineqb takes:
-// byte 7-i of the result is the row of output bit i, i.e. bit k of it is bit i of c * x^k.
-constexpr uint64_t mds_mul_matrix(unsigned c) {
-  uint64_t m = 0;
-  for (int i = 0; i < 8; ++i) {
-    unsigned row = 0, ck = c;  // ck = c * x^k
-    for (int k = 0; k < 8; ++k) {
-      row |= ((ck >> i) & 1u) << k;
-      ck <<= 1;
-      if (ck & 0x100) ck ^= 0x169;
-    }
-    m |= uint64_t(row) << (8 * (7 - i));
-  }
-  return m;
-}
-static_assert(mds_mul_matrix(1) == 0x0102040810204080ull, "identity: output bit i is input bit i");
-
 struct PermuteG {
   // Byte position p of each 32-bit lane (little-endian: p = 0 is the low byte).
   static constexpr __mmask64 kPos0 = 0x1111111111111111ull;
@@ -92,19 +75,28 @@ struct PermuteG {
     return _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), lo, hi);
   }
 
-  // The MDS product of each lane's bytes y0..y3 (output byte i = sum_j M[i][j] * y_j). Grouped by how far a term
-  // moves (output byte i takes y_(i-r) from the lane rotated left by 8r), each rotation r multiplies byte p of y by
-  // one constant per p, which the blends pick from y, 0xEF*y and 0x5B*y:
-  //   r = 0: (01, EF, 01, 5B)   r = 1: (5B, 5B, EF, 5B)   r = 2: (EF, 01, 5B, 01)   r = 3: (EF, EF, EF, EF)
+  // The MDS product of each lane's bytes, by rotations (kMdsByRotation in twofish_xts.h): byte p of c_r * y is
+  // picked by blends from y, 0xEF * y and 0x5B * y (two GF(2^8) affine products), then rotated by 8r.
+  static constexpr __mmask64 positions_of(int r, uint8_t c) {
+    __mmask64 m = 0;
+    for (int p = 0; p < 4; ++p)
+      if (kMdsByRotation[r][p] == c) m |= kPos0 << p;
+    return m;
+  }
+  template <int r>
+  static TWOFISH_INLINE __m512i times_c(__m512i y, __m512i ef, __m512i fb) {
+    constexpr __mmask64 m1 = positions_of(r, 0x01), mef = positions_of(r, 0xEF), mfb = positions_of(r, 0x5B);
+    static_assert((m1 | mef | mfb) == ~__mmask64(0), "MDS constants are 01, EF and 5B");
+    if constexpr (mef == ~__mmask64(0)) return ef;
+    else if constexpr (m1 == 0) return _mm512_mask_blend_epi8(mef, fb, ef);
+    else return _mm512_mask_blend_epi8(mfb, _mm512_mask_blend_epi8(mef, y, ef), fb);
+  }
   static TWOFISH_INLINE __m512i mds(__m512i y) {
     const __m512i ef = _mm512_gf2p8affine_epi64_epi8(y, _mm512_set1_epi64(int64_t(mds_mul_matrix(0xEF))), 0);
     const __m512i fb = _mm512_gf2p8affine_epi64_epi8(y, _mm512_set1_epi64(int64_t(mds_mul_matrix(0x5B))), 0);
-    const __mmask64 p0 = kPos0, p1 = kPos0 << 1, p2 = kPos0 << 2, p3 = kPos0 << 3;
-    const __m512i z0 = _mm512_mask_blend_epi8(p3, _mm512_mask_blend_epi8(p1, y, ef), fb);
-    const __m512i z1 = _mm512_mask_blend_epi8(p2, fb, ef);
-    const __m512i z2 = _mm512_mask_blend_epi8(p2, _mm512_mask_blend_epi8(p0, y, ef), fb);
-    const __m512i z012 = _mm512_ternarylogic_epi32(z0, _mm512_rol_epi32(z1, 8), _mm512_rol_epi32(z2, 16), 0x96);
-    return _mm512_xor_si512(z012, _mm512_rol_epi32(ef, 24));
+    const __m512i z012 = _mm512_ternarylogic_epi32(times_c<0>(y, ef, fb), _mm512_rol_epi32(times_c<1>(y, ef, fb), 8),
+                                                   _mm512_rol_epi32(times_c<2>(y, ef, fb), 16), 0x96);
+    return _mm512_xor_si512(z012, _mm512_rol_epi32(times_c<3>(y, ef, fb), 24));
   }
 
   static TWOFISH_INLINE V512 g0(const TwofishKey* k, V512 x) { return {mds(sbox_bytes(k, x.v))}; }
