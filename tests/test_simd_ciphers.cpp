@@ -744,7 +744,7 @@ TEST_CASE("Twofish key schedule and tables: ECB vectors and Crypto++", "[twofish
 }
 
 namespace {
-// Twofish gather kernels are not registered (the scalar kernel is faster on the dev machine), so test them here.
+// The Twofish gather kernels are not registered (twofish_impls.cpp says why), so test them here.
 class TwofishKernelXts final : public XtsCipher {
  public:
   TwofishKernelXts(simd::twofish::XtsKernel e, simd::twofish::XtsKernel d, const uint8_t* k1, const uint8_t* k2)

@@ -17,8 +17,8 @@
 namespace warpvol::simd::twofish {
 
 struct alignas(64) TwofishKey {
-  uint32_t s[4][256];      // MDS column j times the key-dependent S-box of byte j
-  uint32_t k[40];          // whitening K0..K7, round keys K8..K39
+  uint32_t s[4][256];                // MDS column j times the key-dependent S-box of byte j
+  uint32_t k[40];                    // whitening K0..K7, round keys K8..K39
   alignas(64) uint8_t sbox[4][256];  // the key-dependent S-box of byte j itself (for the byte-permute kernel)
 };
 

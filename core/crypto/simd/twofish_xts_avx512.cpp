@@ -2,9 +2,8 @@
 // data unit) per batch, with two ways to compute g() (see twofish_xts.h and twofish_impls.cpp):
 //   GatherG (twofish_kernel.h): each table lookup one 16-lane vpgatherdd from the 4 KiB MDS-folded tables;
 //   PermuteG (below, AVX-512 VBMI + GFNI): vpermi2b looks up the keyed S-box bytes of all 64 bytes of a vector at
-//   once, and the MDS multiply is two GF(2^8) affine products, byte blends and rotations. Gathers are microcoded
-//   and slow on current Intel cores (and were slower than the scalar kernel on the GPU machine's Xeon); these
-//   permutes are single instructions on every CPU with VBMI.
+//   once, and the MDS multiply is two GF(2^8) affine products, byte blends and rotations. Eight vpermi2b per 16
+//   words replace sixteen 16-lane gathers, whose speed varied most between machines (gpu/NOTES.md).
 // GCC 12 warns falsely inside its own AVX-512 headers (_mm512_undefined_epi32, GCC bug 105593, fixed in 12.3).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
