@@ -95,11 +95,14 @@ void words_to_bytes(const uint32_t w[8], uint8_t* out) {
 // The portable iterations: the same two fixed compressions per iteration as the lanes.
 bool iterate_scalar(const uint32_t istate[8], const uint32_t ostate[8], uint32_t u[8], uint32_t acc[8],
                     uint32_t iterations, const std::atomic<bool>* cancel) {
-  uint32_t m[16] = {};
+  uint32_t m[16] = {}, h[8];
   std::memcpy(m, u, 32);
+  bool ok = true;
   for (uint32_t i = 1; i < iterations; ++i) {
-    if (cancel && (i & 1023) == 0 && cancel->load(std::memory_order_relaxed)) return false;
-    uint32_t h[8];
+    if (pbkdf2_cancelled(cancel, i)) {
+      ok = false;
+      break;
+    }
     std::memcpy(h, istate, sizeof h);
     compress(h, m, detail::kIterationBytes, true);
     std::memcpy(m, h, 32);
@@ -110,7 +113,8 @@ bool iterate_scalar(const uint32_t istate[8], const uint32_t ostate[8], uint32_t
   }
   std::memcpy(u, m, 32);
   secure_wipe(m, sizeof m);
-  return true;
+  secure_wipe(h, sizeof h);
+  return ok;
 }
 
 // One 8-lane pass costs about two scalar chains here (0.46 s against 0.23-0.26 s per 500k-iteration block).

@@ -96,7 +96,7 @@ bool iterate_avx2(const uint32_t istate[8], const uint32_t ostate[8], uint32_t (
 
   bool ok = true;
   for (uint32_t i = 1; i < iterations; ++i) {
-    if (cancel && (i & 1023) == 0 && cancel->load(std::memory_order_relaxed)) {
+    if (pbkdf2_cancelled(cancel, i)) {
       ok = false;
       break;
     }

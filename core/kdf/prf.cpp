@@ -121,7 +121,7 @@ bool pbkdf2_block_t(const uint8_t* pw, size_t pw_len, const uint8_t* salt, size_
   }
   std::memcpy(acc, u, H::kDigest);
   for (uint32_t i = 1; i < iterations; ++i) {
-    if (cancel && (i & 1023) == 0 && cancel->load(std::memory_order_relaxed)) {
+    if (pbkdf2_cancelled(cancel, i)) {
       secure_wipe(u, sizeof u);
       secure_wipe(acc, sizeof acc);
       return false;
@@ -194,7 +194,7 @@ bool pbkdf2_md_fast(const uint8_t* pw, size_t pw_len, const uint8_t* salt, size_
   std::memcpy(msg, u, kDigest);
   Ctx c = ictx;
   for (uint32_t i = 1; i < iterations; ++i) {
-    if (cancel && (i & 1023) == 0 && cancel->load(std::memory_order_relaxed)) {
+    if (pbkdf2_cancelled(cancel, i)) {
       secure_wipe(acc, sizeof acc);
       return false;
     }

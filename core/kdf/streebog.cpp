@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "core/crypto/kuznyechik.h"  // kPi: GOST R 34.11-2012 and 34.12-2015 share the substitution pi
+#include "core/kdf/prf.h"
 #include "core/util/secure.h"
 
 namespace warpvol {
@@ -286,7 +287,7 @@ bool streebog_pbkdf2_block(const uint8_t* pw, size_t pw_len, const uint8_t* salt
   std::memcpy(acc, u, 64);
   bool ok = true;
   for (uint32_t i = 1; i < iterations; ++i) {
-    if (cancel && (i & 1023) == 0 && cancel->load(std::memory_order_relaxed)) {
+    if (pbkdf2_cancelled(cancel, i)) {
       ok = false;
       break;
     }

@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/kdf/prf.h"
 #include "core/util/bytes.h"
 #include "core/util/secure.h"
 
@@ -333,7 +334,7 @@ bool whirlpool_pbkdf2_block(const uint8_t* pw, size_t pw_len, const uint8_t* sal
 
   bool ok = true;
   for (uint32_t it = 1; it < iterations; ++it) {
-    if (cancel && (it & 1023) == 0 && cancel->load(std::memory_order_relaxed)) {
+    if (pbkdf2_cancelled(cancel, it)) {
       ok = false;
       break;
     }

@@ -28,7 +28,6 @@ struct Scalar {
   static Scalar xor3(Scalar a, Scalar b, Scalar c) { return {a.v ^ b.v ^ c.v}; }
 };
 
-
 template <int S>
 void apply_sbox(uint32_t* w) {
   Scalar a{w[0]}, b{w[1]}, c{w[2]}, d{w[3]};
