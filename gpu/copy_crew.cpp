@@ -15,7 +15,9 @@ constexpr auto kSpin = std::chrono::microseconds(200);
 
 CopyCrew::CopyCrew(unsigned helpers) {
   threads_.reserve(helpers);
-  for (unsigned i = 0; i < helpers; ++i) threads_.emplace_back([this] { loop(); });
+  // Generation 0 is passed in, not read by the new thread: one that starts late, after jobs or even after the
+  // destructor bumped gen_, must still see those bumps (reading gen_ itself, it slept through shutdown forever).
+  for (unsigned i = 0; i < helpers; ++i) threads_.emplace_back([this] { loop(0); });
 }
 
 CopyCrew::~CopyCrew() {
@@ -65,8 +67,7 @@ void CopyCrew::copy(uint8_t* dst, const uint8_t* src, size_t n, size_t piece, Co
   while (active_.load() != 0) _mm_pause();
 }
 
-void CopyCrew::loop() {
-  uint64_t seen = gen_.load();
+void CopyCrew::loop(uint64_t seen) {
   for (;;) {
     const auto t0 = std::chrono::steady_clock::now();
     unsigned polls = 0;

@@ -32,7 +32,7 @@ class CopyCrew {
     std::atomic<size_t> next{0}, done{0};
   };
   static void work(Job& j);
-  void loop();
+  void loop(uint64_t seen);
 
   std::vector<std::thread> threads_;
   std::mutex call_mu_;

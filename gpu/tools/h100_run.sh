@@ -2,7 +2,7 @@
 # Runs the GPU engine's checks and benchmarks on the GPU machine (through the device tool), from binaries built
 # here and carried as build-gpu-run/bins.tar.xz (see gpu/NOTES.md). Usage: gpu/tools/h100_run.sh STEP...
 # Steps: info, tests, cputests (start in the background; `cpuwait` waits), sanitize, wvbench, calibrate, ablation,
-# bench, cpubench, kernels, sweep, variants, sass. Results go to $OUT (at most 8 files come back).
+# bench, cpubench, scaling, kernels, sweep, variants, sass. Results go to $OUT (at most 8 files come back).
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT" /tmp/wv
@@ -72,6 +72,12 @@ for step in "$@"; do
         echo "--- openssl speed -evp aes-256-xts -bytes 512 -seconds 2"
         command -v openssl && openssl version && timeout 20 openssl speed -evp aes-256-xts -bytes 512 -seconds 2 2>&1 | tail -3
       } > "$OUT/cpubench.txt" 2>&1; echo "rc=$?"; grep -c '"kind"' "$OUT/cpubench.txt"; tail -3 "$OUT/cpubench.txt" ;;
+    scaling)  # the CPU engine at 1 thread and at every core, per request size (issue 7: all cores vs one core)
+      for size in 1M 4M 32M; do for c in aes serpent twofish camellia kuznyechik aes-twofish-serpent; do
+        for t in 1 $(nproc); do
+          echo "$size $t $(timeout 30 ./warpvol benchmark --engine cpu --xts-only --encryption $c --threads $t --size $size --min-time 0.3 --json | tr -d '\n ')"
+        done; done; done > "$OUT/scaling.txt" 2>&1
+      echo "rc=$?"; wc -l < "$OUT/scaling.txt" ;;
     kernels)  # per-kernel XTS throughput on one core, every path this CPU runs (cipher_xts_bench, aes_xts_bench)
       { timeout 60 ./cipher_xts_bench 0.3 5; timeout 40 ./aes_xts_bench 2 1024 5; } > "$OUT/kernels.txt" 2>&1
       echo "rc=$?"; cat "$OUT/kernels.txt" ;;

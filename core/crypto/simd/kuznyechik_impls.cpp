@@ -1,8 +1,7 @@
 // SIMD XTS implementations registered for Kuznyechik (see simd_xts.h):
 //   AesNi level:  table-driven XTS with fused tweaks, 4 blocks in flight (kuznyechik_tables.cpp; SSE2 only);
 //   Avx512 level: byte-sliced AVX-512 + GFNI kernel, 64 blocks at a time (kuznyechik_avx512.cpp). It also needs
-//                 AVX512-VBMI (VPERMT2B), which the Avx512 ISA level does not check, so it is registered only where
-//                 the CPU has it; without it the AesNi-level path is used.
+//                 AVX512-VBMI (VPERMT2B), which the Avx512 level includes (cpu_features.cpp).
 #include "core/crypto/simd/simd_xts.h"
 
 namespace warpvol::simd {
@@ -12,9 +11,7 @@ std::unique_ptr<XtsCipher> make_kuznyechik_xts_avx512(const uint8_t* key1, const
 
 void add_kuznyechik_impls(std::vector<XtsImpl>& out) {
   out.push_back({CipherId::Kuznyechik, IsaLevel::AesNi, &make_kuznyechik_xts_tables});
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512vbmi"))
-    out.push_back({CipherId::Kuznyechik, IsaLevel::Avx512, &make_kuznyechik_xts_avx512});
+  out.push_back({CipherId::Kuznyechik, IsaLevel::Avx512, &make_kuznyechik_xts_avx512});
 }
 
 }  // namespace warpvol::simd

@@ -1,0 +1,89 @@
+// The CPU engine's thread pool (core/util/thread_pool.h): every index runs exactly once, on several threads; errors
+// come back to the caller; a second caller runs inline; jobs handed over while the workers poll and after they fell
+// asleep both complete.
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "core/util/thread_pool.h"
+
+using warpvol::ThreadPool;
+
+namespace {
+
+// Runs n indices, each counting itself and noting its thread; checks each ran once.
+std::set<std::thread::id> run_counted(ThreadPool& pool, size_t n, std::chrono::microseconds work) {
+  std::vector<std::atomic<int>> hits(n);
+  std::mutex mu;
+  std::set<std::thread::id> threads;
+  pool.parallel_for(n, [&](size_t i) {
+    hits[i].fetch_add(1);
+    const auto until = std::chrono::steady_clock::now() + work;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    std::lock_guard<std::mutex> lk(mu);
+    threads.insert(std::this_thread::get_id());
+  });
+  for (size_t i = 0; i < n; ++i) REQUIRE(hits[i].load() == 1);
+  return threads;
+}
+
+}  // namespace
+
+TEST_CASE("Thread pool runs every index once, spread over its threads", "[threadpool]") {
+  ThreadPool pool(4);
+  REQUIRE(pool.size() == 4);
+  // Indices that take a while: the workers must take some of them (the caller alone would run all sequentially).
+  const auto threads = run_counted(pool, 64, std::chrono::microseconds(500));
+  CHECK(threads.size() > 1);
+  // Many short jobs back to back: each handed over while the workers still poll for the next one.
+  for (int r = 0; r < 2000; ++r) run_counted(pool, 1 + size_t(r % 9), std::chrono::microseconds(0));
+  // A job after the workers fell asleep (they poll for 100 us, then sleep).
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(run_counted(pool, 64, std::chrono::microseconds(500)).size() > 1);
+}
+
+TEST_CASE("Thread pool passes the first error back after all indices ran", "[threadpool]") {
+  ThreadPool pool(3);
+  std::atomic<int> ran{0};
+  CHECK_THROWS_WITH(pool.parallel_for(50,
+                                      [&](size_t i) {
+                                        ran.fetch_add(1);
+                                        if (i % 10 == 3) throw std::runtime_error("index failed");
+                                      }),
+                    "index failed");
+  CHECK(ran.load() == 50);
+  // The pool still works afterwards.
+  run_counted(pool, 20, std::chrono::microseconds(0));
+}
+
+TEST_CASE("Thread pool serves concurrent callers", "[threadpool]") {
+  // Callers that find the pool busy run their indices themselves; all of them must complete, none twice.
+  ThreadPool pool(2);
+  std::vector<std::thread> callers;
+  std::atomic<int> failures{0};
+  for (int c = 0; c < 4; ++c)
+    callers.emplace_back([&] {
+      for (int r = 0; r < 300; ++r) {
+        std::vector<std::atomic<int>> hits(16);
+        pool.parallel_for(hits.size(), [&](size_t i) { hits[i].fetch_add(1); });
+        for (auto& h : hits)
+          if (h.load() != 1) failures.fetch_add(1);
+      }
+    });
+  for (auto& t : callers) t.join();
+  CHECK(failures.load() == 0);
+}
+
+TEST_CASE("Thread pool of one thread runs on the caller", "[threadpool]") {
+  ThreadPool pool(1);
+  CHECK(pool.size() == 1);
+  const auto threads = run_counted(pool, 10, std::chrono::microseconds(0));
+  REQUIRE(threads.size() == 1);
+  CHECK(*threads.begin() == std::this_thread::get_id());
+}
