@@ -22,6 +22,7 @@
 #include "cli/progress.h"
 #include "cli/volume_info.h"
 #include "core/engine/engine_factory.h"
+#include "core/util/aligned_buffer.h"
 #include "core/util/error.h"
 #include "core/util/secure.h"
 #include "core/volume/volume.h"
@@ -249,7 +250,9 @@ class ExportCommand final : public Command {
     // special cases (partially encrypted drives).
     const bool direct = h.slot != SlotKind::System && !(h.fields.flags & kFlagSystem);
     const size_t bufsize = size_t(std::min<uint64_t>(chunk, total));
-    std::vector<uint8_t> bufs[2] = {std::vector<uint8_t>(bufsize), std::vector<uint8_t>(bufsize)};
+    // Page-aligned: pread into a buffer 16 bytes past a cache-line boundary (where malloc puts a large vector's
+    // data) ran at 1.6 GB/s here against 4.6-5 GB/s aligned, and export's whole read is that copy.
+    AlignedBuffer bufs[2] = {AlignedBuffer(bufsize), AlignedBuffer(bufsize)};
 
     auto start = [&](uint64_t off, uint8_t* p, size_t len) {
       InFlight f;
@@ -271,7 +274,7 @@ class ExportCommand final : public Command {
     struct Drain {
       std::optional<InFlight>& a;
       std::optional<InFlight>& b;
-      std::vector<uint8_t>* bufs;
+      AlignedBuffer* bufs;
       ~Drain() {
         for (auto* f : {&a, &b})
           if (*f && (*f)->fut.valid()) (*f)->fut.wait();

@@ -20,6 +20,7 @@
 
 #include "core/format/header_writer.h"
 #include "core/reencrypt/marker.h"
+#include "core/util/aligned_buffer.h"
 #include "core/util/error.h"
 
 namespace warpvol::reenc {
@@ -535,7 +536,7 @@ struct Job::Impl {
 
   struct Zone {
     uint64_t off = 0, len = 0;
-    std::vector<uint8_t> data;  // new ciphertext once prepared
+    AlignedBuffer data;         // new ciphertext once prepared (page-aligned: see prepare_zone)
     std::vector<uint8_t> prot;  // checksum entries, or the old ciphertext (journal mode)
     JournalState sentinel;      // only has_sentinel/sentinel used
   };
@@ -543,10 +544,12 @@ struct Job::Impl {
   void prepare_zone(Zone& z, uint64_t off) {  // P_k
     z.off = off;
     z.len = std::min(j.hotzone, j.range_size - off);
-    z.data.resize(size_t(z.len));
-    rfile->read_at(j.range_offset + off, z.data.data(), z.data.size());
+    // A page-aligned buffer: pread into one 16 bytes past a cache-line boundary, where malloc puts a large
+    // vector's data, ran at a third of the speed here (1.6 against 4.6-5 GB/s; see cli/cmd_export.cpp).
+    if (z.data.size() < z.len) z.data = AlignedBuffer(size_t(z.len));
+    rfile->read_at(j.range_offset + off, z.data.data(), size_t(z.len));
     const size_t nunits = size_t(z.len / kDataUnitSize);
-    if (j.resilience == Resilience::Journal) z.prot.assign(z.data.begin(), z.data.end());
+    if (j.resilience == Resilience::Journal) z.prot.assign(z.data.data(), z.data.data() + z.len);
     reencrypt_range(off, z.data.data(), z.len);
     if (j.resilience == Resilience::Checksum) {
       z.prot.resize(nunits * kChecksumEntrySize);
