@@ -1,5 +1,6 @@
 #include "core/util/thread_pool.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace warpvol {
@@ -118,7 +119,10 @@ void ThreadPool::parallel_for(size_t n, const std::function<void(size_t)>& fn) {
   // itself active before it reads job_, and these operations are sequentially consistent). Every index is done,
   // so they only find none left.
   job_.store(nullptr);
-  while (active_.load() != 0) cpu_relax();
+  while (active_.load() != 0) {
+    cpu_relax();
+    std::this_thread::yield();  // such a worker may have lost its CPU between its last index and leaving
+  }
   if (j.error) std::rethrow_exception(j.error);
 }
 
