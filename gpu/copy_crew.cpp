@@ -15,18 +15,12 @@ constexpr auto kSpin = std::chrono::microseconds(200);
 
 CopyCrew::CopyCrew(unsigned helpers) {
   threads_.reserve(helpers);
-  // Generation 0 is passed in, not read by the new thread: one that starts late, after jobs or even after the
-  // destructor bumped gen_, must still see those bumps (reading gen_ itself, it slept through shutdown forever).
-  for (unsigned i = 0; i < helpers; ++i) threads_.emplace_back([this] { loop(0); });
+  for (unsigned i = 0; i < helpers; ++i) threads_.emplace_back([this] { loop(); });
 }
 
 CopyCrew::~CopyCrew() {
   stop_ = true;
-  gen_.fetch_add(1);
-  {
-    std::lock_guard<std::mutex> lk(sleep_mu_);
-  }
-  sleep_cv_.notify_all();
+  bell_.ring();
   for (auto& t : threads_) t.join();
 }
 
@@ -54,11 +48,7 @@ void CopyCrew::copy(uint8_t* dst, const uint8_t* src, size_t n, size_t piece, Co
   j.pieces = (n + piece - 1) / piece;
   j.fn = fn;
   job_.store(&j);
-  gen_.fetch_add(1);
-  if (sleepers_.load() > 0) {
-    std::lock_guard<std::mutex> lk(sleep_mu_);
-    sleep_cv_.notify_all();
-  }
+  bell_.ring();
   work(j);
   while (j.done.load(std::memory_order_acquire) < j.pieces) _mm_pause();
   // Retract the job, then wait out helpers that picked it up: after this no helper touches `j` (a helper counts
@@ -67,21 +57,9 @@ void CopyCrew::copy(uint8_t* dst, const uint8_t* src, size_t n, size_t piece, Co
   while (active_.load() != 0) _mm_pause();
 }
 
-void CopyCrew::loop(uint64_t seen) {
-  for (;;) {
-    const auto t0 = std::chrono::steady_clock::now();
-    unsigned polls = 0;
-    while (gen_.load() == seen) {
-      _mm_pause();
-      if (++polls % 64 == 0 && std::chrono::steady_clock::now() - t0 > kSpin) {
-        std::unique_lock<std::mutex> lk(sleep_mu_);
-        sleepers_.fetch_add(1);
-        sleep_cv_.wait(lk, [&] { return gen_.load() != seen; });
-        sleepers_.fetch_sub(1);
-        break;
-      }
-    }
-    seen = gen_.load();
+void CopyCrew::loop() {
+  for (uint64_t seen = 0;;) {
+    seen = bell_.wait(seen, kSpin);
     if (stop_) return;
     active_.fetch_add(1);
     if (Job* j = job_.load()) work(*j);

@@ -1,15 +1,17 @@
 // Host threads that copy the pieces of one buffer in parallel, for the pageable <-> pinned staging copies of the
-// CUDA engine. Why not core's ThreadPool: its workers sleep on a condition variable, and waking them costs tens of
-// microseconds per call on the GPU machine -- more than copying a 1 MiB request. These workers spin for a short
-// while after each job (kSpin below) before they sleep, so the back-to-back copies of a pipeline start at once.
+// CUDA engine. Like core's ThreadPool, idle helpers poll for the next job before they sleep (core/util/doorbell.h):
+// waking a sleeping thread costs tens of microseconds on the GPU machine, more than copying a 1 MiB request. Unlike
+// it, a second caller waits for the crew instead of copying alone, and the caller polls for its last piece without
+// sleeping: the copies sit between GPU transfers that wait for them.
 #pragma once
 #include <atomic>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "core/util/doorbell.h"
 
 namespace warpvol::gpu {
 
@@ -32,17 +34,14 @@ class CopyCrew {
     std::atomic<size_t> next{0}, done{0};
   };
   static void work(Job& j);
-  void loop(uint64_t seen);
+  void loop();
 
   std::vector<std::thread> threads_;
   std::mutex call_mu_;
   std::atomic<Job*> job_{nullptr};
-  std::atomic<uint64_t> gen_{0};  // bumped for every job (and at shutdown)
+  Doorbell bell_;                    // rung for every job and at shutdown
   std::atomic<unsigned> active_{0};  // helpers that may be looking at job_
-  std::atomic<unsigned> sleepers_{0};
   std::atomic<bool> stop_{false};
-  std::mutex sleep_mu_;
-  std::condition_variable sleep_cv_;
 };
 
 }  // namespace warpvol::gpu

@@ -1,11 +1,8 @@
 // A fixed pool of worker threads running index ranges in parallel (parallel_for), used by the CPU engine.
 //
-// Idle workers poll for the next job for a short while (kSpin in thread_pool.cpp, yielding the CPU between polls)
-// before they sleep on a condition variable, and the caller polls for the last index to finish before it sleeps
-// too. Waking a sleeping thread costs tens of microseconds on a virtual machine (the futex wake-up becomes an IPI
-// through the hypervisor), as long as decrypting a whole 1 MiB request with AES: with workers that always slept,
-// two threads were no faster than one on 1 MiB requests. gpu/copy_crew.h polls the same way for the CUDA engine's
-// copies.
+// Idle workers poll for the next job for a short while before they sleep (core/util/doorbell.h), and the caller
+// polls for the last index to finish before it sleeps too: with workers that always slept, two threads were no
+// faster than one on 1 MiB requests on this project's 2-core VM, because a wake-up cost as long as the work.
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -16,6 +13,8 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "core/util/doorbell.h"
 
 namespace warpvol {
 
@@ -39,17 +38,14 @@ class ThreadPool {
     std::exception_ptr error;
   };
   void work(Job& j);  // runs indices of j until none is left
-  void worker_loop(uint64_t seen);
+  void worker_loop();
 
   std::vector<std::thread> workers_;
   std::mutex call_mu_;               // one parallel_for at a time
   std::atomic<Job*> job_{nullptr};
-  std::atomic<uint64_t> gen_{0};     // bumped for every job and at shutdown
+  Doorbell bell_;                    // rung for every job and at shutdown
   std::atomic<unsigned> active_{0};  // workers that may be looking at job_
-  std::atomic<unsigned> sleepers_{0};
   std::atomic<bool> stop_{false};
-  std::mutex sleep_mu_;
-  std::condition_variable sleep_cv_;
   std::mutex done_mu_;               // the caller sleeping until the last index finished
   std::condition_variable done_cv_;
 };
