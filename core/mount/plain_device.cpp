@@ -1,5 +1,6 @@
 #include "core/mount/plain_device.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -46,7 +47,10 @@ PlainDevice::PlainDevice(int fd, bool read_only, DataLayout layout, std::shared_
       layout_(layout),
       engine_(std::move(engine)),
       key_(std::move(key)),
-      protection_(protection) {}
+      protection_(protection) {
+  struct stat st;
+  serialize_writes_ = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
 
 int PlainDevice::pread_full(uint8_t* buf, size_t len, uint64_t file_off) {
   while (len) {
@@ -131,6 +135,13 @@ int PlainDevice::check_write(uint64_t off, size_t len) {
 
 int PlainDevice::write_units(uint64_t unit, uint8_t* data, size_t nunits) {
   engine_->process(*key_, Direction::Encrypt, layout_.first_unit + unit, data, nunits);
+  // A container file's buffered writes are serialised by the kernel anyway (the inode lock), and its waiters spin
+  // on that lock while the holder copies a whole request. Queued here instead, they sleep, and the other FUSE
+  // threads encrypt meanwhile. Mounted in /dev/shm, fio 1 MiB direct writes for 3 s, alternating binaries: Serpent
+  // 651-836 -> 705-798 MB/s (means 716 -> 746), Twofish 340-373 -> 356-393: a few percent, about this VM's noise.
+  // Block devices take no such lock, so their writes stay parallel.
+  std::unique_lock<std::mutex> lk(pwrite_mu_, std::defer_lock);
+  if (serialize_writes_) lk.lock();
   return pwrite_full(data, nunits * kUnit, layout_.data_offset + unit * kUnit);
 }
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
 
@@ -81,6 +82,8 @@ class PlainDevice {
   std::function<void(const std::string&)> on_trigger_;
   // Unit-aligned writes share it; read-modify-writes of partial units take it exclusively.
   std::shared_mutex rmw_;
+  bool serialize_writes_ = false;  // the container is a regular file: one pwrite at a time (see write_units)
+  std::mutex pwrite_mu_;
 };
 
 }  // namespace warpvol::mount
