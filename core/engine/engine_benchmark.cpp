@@ -33,8 +33,8 @@ EngineRate measure_engine(XtsEngine& engine, ChainId chain, size_t bytes, double
   const size_t units = std::max<size_t>(1, bytes / kDataUnitSize);
   // Page-aligned like the buffers of export, create, re-encryption and the mount, so that the figure the ratio
   // goals compare against is the one those paths can reach (a vector's data sits 16 bytes into a cache line).
-  AlignedBuffer buf(units * kDataUnitSize);
   const size_t len = units * kDataUnitSize;
+  AlignedBuffer buf(len);
   random_bytes(buf.data(), len);
   std::vector<uint8_t> key(2 * chain_info(chain).key_size());
   random_bytes(key.data(), key.size());
