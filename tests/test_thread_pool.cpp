@@ -16,18 +16,27 @@ using warpvol::ThreadPool;
 
 namespace {
 
-// Runs n indices, each counting itself and noting its thread; checks each ran once.
-std::set<std::thread::id> run_counted(ThreadPool& pool, size_t n, std::chrono::microseconds work) {
+// Runs n indices, each counting itself and noting its thread; checks each ran once and returns the threads.
+// With wait_for_second, an index does not finish before a second thread has run one (or 5 s passed): a worker
+// must then take part, however busy the machine (ctest runs tests side by side), unless the pool never wakes it.
+std::set<std::thread::id> run_counted(ThreadPool& pool, size_t n, bool wait_for_second = false) {
   std::vector<std::atomic<int>> hits(n);
   std::mutex mu;
   std::set<std::thread::id> threads;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   pool.parallel_for(n, [&](size_t i) {
     hits[i].fetch_add(1);
-    const auto until = std::chrono::steady_clock::now() + work;
-    while (std::chrono::steady_clock::now() < until) {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      threads.insert(std::this_thread::get_id());
     }
-    std::lock_guard<std::mutex> lk(mu);
-    threads.insert(std::this_thread::get_id());
+    while (wait_for_second && std::chrono::steady_clock::now() < deadline) {
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        if (threads.size() > 1) break;
+      }
+      std::this_thread::yield();
+    }
   });
   for (size_t i = 0; i < n; ++i) REQUIRE(hits[i].load() == 1);
   return threads;
@@ -38,14 +47,13 @@ std::set<std::thread::id> run_counted(ThreadPool& pool, size_t n, std::chrono::m
 TEST_CASE("Thread pool runs every index once, spread over its threads", "[threadpool]") {
   ThreadPool pool(4);
   REQUIRE(pool.size() == 4);
-  // Indices that take a while: the workers must take some of them (the caller alone would run all sequentially).
-  const auto threads = run_counted(pool, 64, std::chrono::microseconds(500));
-  CHECK(threads.size() > 1);
+  // A worker must take part (the caller alone would run every index).
+  CHECK(run_counted(pool, 64, true).size() > 1);
   // Many short jobs back to back: each handed over while the workers still poll for the next one.
-  for (int r = 0; r < 2000; ++r) run_counted(pool, 1 + size_t(r % 9), std::chrono::microseconds(0));
-  // A job after the workers fell asleep (they poll for 100 us, then sleep).
+  for (int r = 0; r < 2000; ++r) run_counted(pool, 1 + size_t(r % 9));
+  // A job after the workers fell asleep (they poll for 100 us, then sleep): the job must wake one.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  CHECK(run_counted(pool, 64, std::chrono::microseconds(500)).size() > 1);
+  CHECK(run_counted(pool, 64, true).size() > 1);
 }
 
 TEST_CASE("Thread pool passes the first error back after all indices ran", "[threadpool]") {
@@ -59,7 +67,7 @@ TEST_CASE("Thread pool passes the first error back after all indices ran", "[thr
                     "index failed");
   CHECK(ran.load() == 50);
   // The pool still works afterwards.
-  run_counted(pool, 20, std::chrono::microseconds(0));
+  run_counted(pool, 20);
 }
 
 TEST_CASE("Thread pool serves concurrent callers", "[threadpool]") {
@@ -83,7 +91,7 @@ TEST_CASE("Thread pool serves concurrent callers", "[threadpool]") {
 TEST_CASE("Thread pool of one thread runs on the caller", "[threadpool]") {
   ThreadPool pool(1);
   CHECK(pool.size() == 1);
-  const auto threads = run_counted(pool, 10, std::chrono::microseconds(0));
+  const auto threads = run_counted(pool, 10);
   REQUIRE(threads.size() == 1);
   CHECK(*threads.begin() == std::this_thread::get_id());
 }
