@@ -24,23 +24,7 @@ using namespace warpvol;
 
 namespace {
 
-bool cpu_runs(IsaLevel level) {
-  __builtin_cpu_init();
-  const bool aesni = __builtin_cpu_supports("aes") && __builtin_cpu_supports("pclmul") &&
-                     __builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("ssse3");
-  const bool avx2 = aesni && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("vaes") &&
-                    __builtin_cpu_supports("vpclmulqdq");
-  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-                      __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni");  // as *_avx512.cpp
-  switch (level) {
-    case IsaLevel::Portable: return true;
-    case IsaLevel::AesNi: return aesni;
-    case IsaLevel::Avx2: return avx2;
-    case IsaLevel::Avx512: return avx512;
-  }
-  return false;
-}
+bool cpu_runs(IsaLevel level) { return level <= detected_isa(); }
 
 // Bytes per second of one call of fn over `bytes`, timed over a window of about `seconds`.
 double window(double seconds, size_t bytes, const std::function<void()>& fn) {

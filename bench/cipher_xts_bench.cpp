@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/crypto/cpu_features.h"
 #include "core/crypto/simd/camellia_xts.h"
 #include "core/crypto/simd/serpent_xts.h"
 #include "core/crypto/simd/twofish_xts.h"
@@ -74,10 +75,8 @@ int main(int argc, char** argv) {
   const bool aes = __builtin_cpu_supports("aes") && __builtin_cpu_supports("ssse3");
   const bool avx2 = __builtin_cpu_supports("avx2");
   const bool vaes = avx2 && __builtin_cpu_supports("vaes") && aes;
-  // As the AVX-512 level (core/crypto/cpu_features.h): every *_avx512.cpp may use VBMI and GFNI.
-  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-                      __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni");
+  // Every *_avx512.cpp may use all of the AVX-512 level's instruction sets (core/crypto/cpu_features.h).
+  const bool avx512 = detected_isa() == IsaLevel::Avx512;
 
   std::mt19937_64 rng(1);
   uint8_t k1[32], k2[32];

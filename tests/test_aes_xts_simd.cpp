@@ -44,27 +44,9 @@ nlohmann::json load_vectors() {
   return nlohmann::json::parse(ss.str());
 }
 
-// Whether this CPU can run a kernel of the given level. Checked per instruction (not via detected_isa()): the
-// AES kernels need no GFNI, while detected_isa() requires GFNI for the Avx2 level, so a VAES CPU without GFNI
-// (Zen 3) still runs and tests the AVX2 kernel here. __builtin_cpu_supports also checks that the OS saves the
-// YMM/ZMM state.
-bool cpu_runs(IsaLevel level) {
-  __builtin_cpu_init();
-  const bool aesni = __builtin_cpu_supports("aes") && __builtin_cpu_supports("pclmul") &&
-                     __builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("ssse3");
-  const bool avx2 = aesni && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("vaes") &&
-                    __builtin_cpu_supports("vpclmulqdq");
-  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-                      __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni");  // as *_avx512.cpp
-  switch (level) {
-    case IsaLevel::Portable: return true;
-    case IsaLevel::AesNi: return aesni;
-    case IsaLevel::Avx2: return avx2;
-    case IsaLevel::Avx512: return avx512;
-  }
-  return false;
-}
+// Whether this CPU can run a kernel of the given level: the AES kernels use exactly what each level checks
+// (core/crypto/cpu_features.cpp), so a level runs when it is at most the detected one (WARPVOL_CPU_PATH aside).
+bool cpu_runs(IsaLevel level) { return level <= detected_isa(); }
 
 // The AES SIMD implementations this CPU can run.
 std::vector<simd::XtsImpl> runnable_aes_impls() {
