@@ -1,7 +1,10 @@
 // The CPU engine's thread pool (core/util/thread_pool.h): every index runs exactly once, on several threads; errors
 // come back to the caller; a second caller runs inline; jobs handed over while the workers poll and after they fell
-// asleep both complete.
+// asleep both complete; ranges are cut into pieces that shrink toward the end.
+#include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <utility>
 #include <chrono>
 #include <set>
 #include <stdexcept>
@@ -94,4 +97,32 @@ TEST_CASE("Thread pool of one thread runs on the caller", "[threadpool]") {
   const auto threads = run_counted(pool, 10);
   REQUIRE(threads.size() == 1);
   CHECK(*threads.begin() == std::this_thread::get_id());
+}
+
+TEST_CASE("Thread pool cuts ranges into pieces that shrink toward the end", "[threadpool]") {
+  // parallel_ranges: every index once, in contiguous pieces of at most max_piece and at least min_piece (only the
+  // very last piece may be shorter); pieces near the end are smaller than max_piece, so threads finish together.
+  for (unsigned threads : {1u, 2u, 4u}) {
+    ThreadPool pool(threads);
+    for (size_t n : {size_t(1), size_t(63), size_t(64), size_t(2048), size_t(65536), size_t(100003)}) {
+      std::vector<std::atomic<int>> hits(n);
+      std::mutex mu;
+      std::vector<std::pair<size_t, size_t>> pieces;
+      pool.parallel_ranges(n, 64, 512, [&](size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) hits[i].fetch_add(1);
+        std::lock_guard<std::mutex> lk(mu);
+        pieces.emplace_back(b, e);
+      });
+      for (size_t i = 0; i < n; ++i) REQUIRE(hits[i].load() == 1);
+      size_t smallest = n;
+      for (auto [b, e] : pieces) {
+        REQUIRE(e > b);
+        REQUIRE(e - b <= 512);
+        if (e != n) REQUIRE(e - b >= (threads == 1 ? 512 : 64));
+        smallest = std::min(smallest, e - b);
+      }
+      // With workers, a long range ends in pieces below the largest size (one thread cuts only max_piece pieces).
+      if (threads > 1 && n >= 65536) CHECK(smallest < 512);
+    }
+  }
 }

@@ -8,6 +8,10 @@ namespace warpvol {
 
 namespace {
 
+// The smallest piece a request is cut into toward its end (32 KiB): enough data units for every kernel's batch,
+// and a few microseconds of work even for AES, so handing it over costs little.
+constexpr size_t kMinPieceUnits = 64;
+
 class CpuKey final : public EngineKey {
  public:
   CpuKey(ChainId id, const uint8_t* key_material, IsaLevel level) : chain_(id, key_material, level) {}
@@ -41,12 +45,9 @@ std::shared_ptr<const EngineKey> CpuEngine::prepare(ChainId chain, const uint8_t
 
 void CpuEngine::process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) {
   const XtsChain& chain = cpu_key(key).xts();
-  // Each 256 KiB chunk goes through every cascade layer while it is in cache.
-  const size_t chunks = (nunits + kChunkUnits - 1) / kChunkUnits;
-  pool_->parallel_for(chunks, [&](size_t c) {
-    const size_t first = c * kChunkUnits;
-    const size_t n = std::min(kChunkUnits, nunits - first);
-    chain.process(d, unit0 + first, data + first * kDataUnitSize, n);
+  // Each piece (at most a 256 KiB chunk) goes through every cascade layer while it is in cache.
+  pool_->parallel_ranges(nunits, kMinPieceUnits, kChunkUnits, [&](size_t first, size_t end) {
+    chain.process(d, unit0 + first, data + first * kDataUnitSize, end - first);
   });
 }
 
@@ -54,13 +55,10 @@ void CpuEngine::reencrypt(const EngineKey& from, const EngineKey& to, uint64_t u
                           size_t nunits) {
   const XtsChain& a = cpu_key(from).xts();
   const XtsChain& b = cpu_key(to).xts();
-  const size_t chunks = (nunits + kChunkUnits - 1) / kChunkUnits;
-  pool_->parallel_for(chunks, [&](size_t c) {
-    const size_t first = c * kChunkUnits;
-    const size_t n = std::min(kChunkUnits, nunits - first);
+  pool_->parallel_ranges(nunits, kMinPieceUnits, kChunkUnits, [&](size_t first, size_t end) {
     uint8_t* p = data + first * kDataUnitSize;
-    a.decrypt(unit0 + first, p, n);
-    b.encrypt(unit0 + first, p, n);
+    a.decrypt(unit0 + first, p, end - first);
+    b.encrypt(unit0 + first, p, end - first);
   });
 }
 

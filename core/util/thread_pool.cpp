@@ -24,15 +24,21 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::work(Job& j) {
-  for (size_t i; (i = j.next.fetch_add(1)) < j.total;) {
+  for (;;) {
+    size_t begin = j.next.load(), len;
+    do {
+      if (begin >= j.total) return;
+      const size_t left = j.total - begin;
+      len = std::min(left, std::clamp(left / j.split, j.min_piece, j.max_piece));
+    } while (!j.next.compare_exchange_weak(begin, begin + len));
     try {
-      (*j.fn)(i);
+      (*j.fn)(begin, begin + len);
     } catch (...) {
       std::lock_guard<std::mutex> lk(j.error_mu);
       if (!j.error) j.error = std::current_exception();
     }
-    if (j.done.fetch_add(1) + 1 == j.total) {
-      // The last index: wake the caller if it stopped polling (taking the lock orders this after its check).
+    if (j.done.fetch_add(len) + len == j.total) {
+      // The last piece: wake the caller if it stopped polling (taking the lock orders this after its check).
       std::lock_guard<std::mutex> lk(done_mu_);
       done_cv_.notify_all();
     }
@@ -50,21 +56,30 @@ void ThreadPool::worker_loop() {
 }
 
 void ThreadPool::parallel_for(size_t n, const std::function<void(size_t)>& fn) {
+  parallel_ranges(n, 1, 1, [&fn](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) fn(i);
+  });
+}
+
+void ThreadPool::parallel_ranges(size_t n, size_t min_piece, size_t max_piece,
+                                 const std::function<void(size_t, size_t)>& fn) {
   if (n == 0) return;
-  if (workers_.empty() || n == 1) {
-    for (size_t i = 0; i < n; ++i) fn(i);
-    return;
-  }
+  max_piece = std::max<size_t>(1, max_piece);
+  min_piece = std::clamp<size_t>(min_piece, 1, max_piece);
+  auto run_here = [&] {
+    for (size_t b = 0; b < n; b += max_piece) fn(b, std::min(n, b + max_piece));
+  };
+  if (workers_.empty() || n <= min_piece) return run_here();
   // Another caller owns the pool (e.g. several FUSE threads at once): run this request on the calling thread
   // rather than queueing behind it; the cores are busy anyway.
   std::unique_lock<std::mutex> call(call_mu_, std::try_to_lock);
-  if (!call.owns_lock()) {
-    for (size_t i = 0; i < n; ++i) fn(i);
-    return;
-  }
+  if (!call.owns_lock()) return run_here();
   Job j;
   j.fn = &fn;
   j.total = n;
+  j.min_piece = min_piece;
+  j.max_piece = max_piece;
+  j.split = 2 * size_t(size());
   job_.store(&j);
   bell_.ring();
   work(j);
@@ -73,11 +88,10 @@ void ThreadPool::parallel_for(size_t n, const std::function<void(size_t)>& fn) {
     done_cv_.wait(lk, [&] { return j.done.load() == n; });
   }
   // Retract the job, then wait out workers that picked it up: after this no worker touches `j` (a worker counts
-  // itself active before it reads job_, and these operations are sequentially consistent). Every index is done,
+  // itself active before it reads job_, and these operations are sequentially consistent). Every piece is done,
   // so they only find none left; one may have lost its CPU in between, hence the yielding poll.
   job_.store(nullptr);
   while (active_.load() != 0) cpu_relax();
   if (j.error) std::rethrow_exception(j.error);
 }
-
 }  // namespace warpvol

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs the GPU engine's checks and benchmarks on the GPU machine (through the device tool), from binaries built
 # here and carried as build-gpu-run/bins.tar.xz (see gpu/NOTES.md). Usage: gpu/tools/h100_run.sh STEP...
-# Steps: info, tests, cputests (start in the background; `cpuwait` waits), sanitize, wvbench, calibrate, ablation,
+# Steps: info, topology, clock, capacity, tests, cputests (start in the background; `cpuwait` waits), sanitize, wvbench, calibrate, ablation,
 # bench, cpubench, scaling, kernels, sweep, variants, sass. Results go to $OUT (at most 8 files come back).
 set -u
 OUT=${OUT:-/tmp/out}
@@ -72,12 +72,22 @@ for step in "$@"; do
         echo "--- openssl speed -evp aes-256-xts -bytes 512 -seconds 2"
         command -v openssl && openssl version && timeout 20 openssl speed -evp aes-256-xts -bytes 512 -seconds 2 2>&1 | tail -3
       } > "$OUT/cpubench.txt" 2>&1; echo "rc=$?"; grep -c '"kind"' "$OUT/cpubench.txt"; tail -3 "$OUT/cpubench.txt" ;;
-    scaling)  # the CPU engine at 1 thread and at every core, per request size (issue 7: all cores vs one core)
-      for size in 1M 4M 32M; do for c in aes serpent twofish camellia kuznyechik aes-twofish-serpent; do
-        for t in 1 $(nproc); do
+    topology)  # cores against hardware threads: "all cores vs one core" (issue 7) counts cores
+      lscpu | grep -E "^(Model name|Socket|Core|Thread|CPU\(s\)|NUMA node\(s\)|L1d|L2|L3|CPU max MHz|Hypervisor)"
+      echo "cpu0 siblings: $(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list 2>/dev/null)" ;;
+    scaling)  # the CPU engine at 1 thread and at every core, per request size (issue 7: all cores vs one core);
+      # SCALING_ROUNDS > 1 alternates the thread counts that many times, so a drifting clock hits both alike.
+      for size in ${SCALING_SIZES:-1M 4M 32M}; do for c in ${SCALING_CHAINS:-aes serpent twofish camellia kuznyechik aes-twofish-serpent}; do
+        for r in $(seq "${SCALING_ROUNDS:-1}"); do for t in 1 $(nproc); do
           echo "$size $t $(timeout 30 ./warpvol benchmark --engine cpu --xts-only --encryption $c --threads $t --size $size --min-time 0.3 --json | tr -d '\n ')"
-        done; done; done > "$OUT/scaling.txt" 2>&1
+        done; done; done; done > "$OUT/scaling.txt" 2>&1
       echo "rc=$?"; wc -l < "$OUT/scaling.txt" ;;
+    clock)  # the core clock with one core busy and with every core busy (bench/clock_probe.cpp), twice
+      timeout 30 ./clock_probe 1 1 "$(nproc)" 1 "$(nproc)" | tee "$OUT/clock.txt" ;;
+    capacity)  # the engine on every core against as many independent one-thread processes (bench/engine_scaling.sh)
+      timeout 400 bash "$ROOT/bench/engine_scaling.sh" /tmp/wv "${CAPACITY_CHAINS:-aes serpent twofish camellia kuznyechik aes-twofish-serpent}" \
+        "${CAPACITY_ROUNDS:-2}" > "$OUT/capacity.txt" 2>&1
+      echo "rc=$?"; cat "$OUT/capacity.txt" ;;
     kernels)  # per-kernel XTS throughput on one core, every path this CPU runs (cipher_xts_bench, aes_xts_bench)
       { timeout 60 ./cipher_xts_bench 0.3 5; timeout 40 ./aes_xts_bench 2 1024 5; } > "$OUT/kernels.txt" 2>&1
       echo "rc=$?"; cat "$OUT/kernels.txt" ;;
