@@ -1,8 +1,8 @@
 // warpvol export VOLUME OUT: write the whole decrypted data area to OUT ('-' = stdout).
 //
-// Data path: large chunks (8 MiB by default), double-buffered. While the engine decrypts chunk i (submitted
-// asynchronously), the next chunk's ciphertext is read, and chunk i-1's plaintext is written while chunk i is being
-// decrypted. A regular-file OUT is written to a temporary file next to it (mode 0600) and renamed into place only
+// Data path: large chunks (8 MiB by default), a ring of four buffers. While the engine decrypts the chunks in
+// flight (submitted asynchronously), the next chunk's ciphertext is read, and the oldest chunk's plaintext is
+// written as soon as it is done. A regular-file OUT is written to a temporary file next to it (mode 0600) and renamed into place only
 // after everything was written and fsync()ed, so a failure or an interrupt leaves no OUT behind.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,10 +12,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <future>
-#include <optional>
 #include <ostream>
+#include <vector>
 
 #include "cli/command.h"
 #include "cli/credentials.h"
@@ -31,6 +32,10 @@ namespace warpvol::cli {
 namespace {
 
 constexpr size_t kDefaultChunk = size_t(8) << 20;
+// Chunks in flight: the main thread reads and submits while earlier chunks decrypt. With two, a core idled
+// whenever the newer chunk finished first (it ran on the whole pool while the older one ran inline), and export
+// reached 59-75% of the engine's decrypt figure on 2 cores (docs/perf/measurements-2026-11-22.md, session 7).
+constexpr size_t kInFlight = 4;
 
 // Where the plaintext goes: stdout, a device/FIFO written in place, or a temporary file renamed on commit().
 class Output {
@@ -252,7 +257,8 @@ class ExportCommand final : public Command {
     const size_t bufsize = size_t(std::min<uint64_t>(chunk, total));
     // Page-aligned: pread into a buffer 16 bytes past a cache-line boundary (where malloc puts a large vector's
     // data) ran at 1.6 GB/s here against 4.6-5 GB/s aligned, and export's whole read is that copy.
-    AlignedBuffer bufs[2] = {AlignedBuffer(bufsize), AlignedBuffer(bufsize)};
+    std::vector<AlignedBuffer> bufs;
+    for (size_t i = 0; i < kInFlight; ++i) bufs.emplace_back(bufsize);
 
     auto start = [&](uint64_t off, uint8_t* p, size_t len) {
       InFlight f;
@@ -269,32 +275,38 @@ class ExportCommand final : public Command {
       return f;
     };
 
-    std::optional<InFlight> cur, next;
+    std::deque<InFlight> ring;  // oldest first
     // Whatever happens, no engine work may outlive the buffers.
     struct Drain {
-      std::optional<InFlight>& a;
-      std::optional<InFlight>& b;
-      AlignedBuffer* bufs;
+      std::deque<InFlight>& ring;
+      std::vector<AlignedBuffer>& bufs;
       ~Drain() {
-        for (auto* f : {&a, &b})
-          if (*f && (*f)->fut.valid()) (*f)->fut.wait();
-        for (int i = 0; i < 2; ++i) secure_wipe(bufs[i].data(), bufs[i].size());
+        for (auto& f : ring)
+          if (f.fut.valid()) f.fut.wait();
+        for (auto& b : bufs) secure_wipe(b.data(), b.size());
       }
-    } drain{cur, next, bufs};
+    } drain{ring, bufs};
 
-    int bi = 0;
-    cur = start(0, bufs[0].data(), size_t(std::min<uint64_t>(bufsize, total)));
-    while (cur) {
+    uint64_t next_off = 0;
+    size_t next_buf = 0;
+    auto fill_ring = [&] {
+      while (ring.size() < kInFlight && next_off < total) {
+        const size_t len = size_t(std::min<uint64_t>(bufsize, total - next_off));
+        ring.push_back(start(next_off, bufs[next_buf].data(), len));
+        next_buf = (next_buf + 1) % kInFlight;
+        next_off += len;
+      }
+    };
+    fill_ring();
+    while (!ring.empty()) {
       ctx.check_cancel();
-      const uint64_t noff = cur->off + cur->len;
-      if (noff < total) next = start(noff, bufs[1 - bi].data(), size_t(std::min<uint64_t>(bufsize, total - noff)));
-      cur->fut.get();
-      out.write(cur->data, cur->len, ctx);
-      pu.bytes_done = noff;
+      InFlight& cur = ring.front();
+      cur.fut.get();
+      out.write(cur.data, cur.len, ctx);
+      pu.bytes_done = cur.off + cur.len;
       progress.update(pu);
-      cur = std::move(next);
-      next.reset();
-      bi = 1 - bi;
+      ring.pop_front();
+      fill_ring();  // the buffer just written is the one the next read takes (buffers go round in order)
     }
     ctx.check_cancel();
     progress.finish(pu);
