@@ -19,6 +19,7 @@
 #include "core/crypto/cpu_features.h"
 #include "core/crypto/simd/simd_xts.h"
 #include "core/crypto/xts.h"
+#include "imul_clock.h"
 
 using namespace warpvol;
 
@@ -40,23 +41,15 @@ double window(double seconds, size_t bytes, const std::function<void()>& fn) {
   return iters * static_cast<double>(bytes) / el;
 }
 
-// Core clock estimate: a chain of dependent IMULs (3-cycle latency on current Intel and AMD cores). Not an ADD chain:
-// on the GPU host's Xeon a dependent ADD-immediate chain ran faster than one per cycle (folded at rename).
+// Core clock estimate: the best of five 50-million-iteration IMUL chains (bench/imul_clock.h).
 double estimate_ghz() {
   using clk = std::chrono::steady_clock;
   double best = 0;
   for (int rep = 0; rep < 5; ++rep) {
-    uint64_t iters = 50'000'000, acc = 3;
     const auto t0 = clk::now();
-    __asm__ __volatile__(
-        "1:\n\t"
-        "imul %0, %0\n\timul %0, %0\n\timul %0, %0\n\timul %0, %0\n\t"
-        "dec %1\n\tjnz 1b"
-        : "+r"(acc), "+r"(iters)
-        :
-        : "cc");
+    bench::imul_chain(50'000'000);
     const double s = std::chrono::duration<double>(clk::now() - t0).count();
-    best = std::max(best, 50e6 * 4 * 3 / s / 1e9);
+    best = std::max(best, 50e6 * bench::kImulChainCycles / s / 1e9);
   }
   return best;
 }

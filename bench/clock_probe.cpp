@@ -1,8 +1,8 @@
 // Core clock with N cores busy at once (issue 7's "all cores vs one core"): each of N threads, pinned to its own
-// CPU, runs a chain of dependent IMULs (3-cycle latency on current Intel and AMD cores) for S seconds, and the
-// probe prints the clock each thread saw and the time the hypervisor took (steal, /proc/stat). When the clock with
-// every core busy is lower than with one, no engine can scale by the core count: the ratio the engine reaches is
-// bounded by cores x (clock all) / (clock one).
+// CPU, runs a chain of dependent IMULs (bench/imul_clock.h) for S seconds, and the probe prints the clock each
+// thread saw and the time the hypervisor took (steal, /proc/stat). When the clock with every core busy is lower
+// than with one, no engine can scale by the core count: the ratio the engine reaches is bounded by
+// cores x (clock all) / (clock one).
 // Usage: clock_probe [SECONDS=1] [THREADS...]   (default threads: 1 and every CPU)
 #include <sched.h>
 
@@ -17,6 +17,8 @@
 #include <thread>
 #include <unistd.h>
 #include <vector>
+
+#include "imul_clock.h"
 
 namespace {
 
@@ -34,21 +36,14 @@ uint64_t steal_jiffies() {
 // Dependent IMULs until `seconds` have passed; returns the clock in GHz.
 double imul_ghz(double seconds) {
   const auto t0 = clk::now();
-  uint64_t blocks = 0, acc = 3;
+  uint64_t blocks = 0;
   double el = 0;
   do {
-    uint64_t iters = 1'000'000;
-    __asm__ __volatile__(
-        "1:\n\t"
-        "imul %0, %0\n\timul %0, %0\n\timul %0, %0\n\timul %0, %0\n\t"
-        "dec %1\n\tjnz 1b"
-        : "+r"(acc), "+r"(iters)
-        :
-        : "cc");
+    warpvol::bench::imul_chain(1'000'000);
     ++blocks;
     el = std::chrono::duration<double>(clk::now() - t0).count();
   } while (el < seconds);
-  return double(blocks) * 1e6 * 4 * 3 / el / 1e9;
+  return double(blocks) * 1e6 * warpvol::bench::kImulChainCycles / el / 1e9;
 }
 
 void probe(unsigned n, double seconds) {
