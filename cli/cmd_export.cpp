@@ -2,8 +2,9 @@
 //
 // Data path: large chunks (8 MiB by default), a ring of four buffers. While the engine decrypts the chunks in
 // flight (submitted asynchronously), the next chunk's ciphertext is read, and the oldest chunk's plaintext is
-// written as soon as it is done. A regular-file OUT is written to a temporary file next to it (mode 0600) and renamed into place only
-// after everything was written and fsync()ed, so a failure or an interrupt leaves no OUT behind.
+// written as soon as it is done. A regular-file OUT is written to a temporary file next to it (mode 0600) and
+// renamed into place only after everything was written and fsync()ed, so a failure or an interrupt leaves no OUT
+// behind.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -94,4 +94,5 @@ void ThreadPool::parallel_ranges(size_t n, size_t min_piece, size_t max_piece,
   while (active_.load() != 0) cpu_relax();
   if (j.error) std::rethrow_exception(j.error);
 }
+
 }  // namespace warpvol
