@@ -32,7 +32,7 @@ for c in $chains; do
     read -r ee ed < <(run "$c" "$n" | figures; echo)
     read -r oe od < <(run "$c" 1 | figures; echo)
     awk -v c="$c" -v n="$n" -v se="$se" -v sd="$sd" -v ee="$ee" -v ed="$ed" -v oe="$oe" -v od="$od" 'BEGIN {
-      printf "%-20s %2d processes %7d %7d | engine %2d threads %7d %7d | one thread %6d %6d | engine/processes %.2f %.2f | engine/one %.1f %.1f (goal %.1f)\n",
-        c, n, se, sd, n, ee, ed, oe, od, ee / se, ed / sd, ee / oe, ed / od, 0.9 * n }'
+      printf "%-20s %2d processes %7d %7d | engine %2d threads %7d %7d | one thread %6d %6d", c, n, se, sd, n, ee, ed, oe, od
+      printf " | engine/processes %.2f %.2f | engine/one %.1f %.1f (goal %.1f)\n", ee / se, ed / sd, ee / oe, ed / od, 0.9 * n }'
   done
 done
