@@ -238,10 +238,11 @@ CreateResult create_volume(const CreateOptions& opt) {
   HeaderFields fields = normal_volume_fields(H, opt.sector_size, opt.chain, mk);
   const EncryptedHeader fake1 = build_fake_header(opt.chain, H, opt.sector_size);
   const EncryptedHeader fake2 = build_fake_header(opt.chain, H, opt.sector_size);
-  // The header KDF (two headers, different salts, in parallel) does not depend on the fill, so it runs beside it
-  // and fills the pipeline's idle moments (the engine waiting for the disk): create of 1 GiB Serpent here spent
-  // 0.27 s in the KDF with nothing else running (docs/perf/measurements-2026-11-22.md, session 7). Declared after
-  // everything it reads: a throwing fill leaves through this future's destructor, which waits for the KDF.
+  // The header KDF (two headers, different salts, in parallel) does not depend on the fill, so it runs beside it,
+  // in the time a core would idle: during reserve() (0.39 s for 1 GiB on tmpfs, which zeroes every page) and while
+  // the engine waits for the disk. 1 GiB Serpent: 9% faster on tmpfs, about 3% on the VM's disk
+  // (docs/perf/measurements-2026-11-22.md, session 7). Declared after everything it reads: a throwing fill leaves
+  // through this future's destructor, which waits for the KDF.
   std::future<std::vector<EncryptedHeader>> kdf =
       std::async(std::launch::async, [&] { return build_headers(fields, opt.chain, plan.kdf, pw, 2); });
 
