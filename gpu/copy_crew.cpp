@@ -19,8 +19,7 @@ CopyCrew::CopyCrew(unsigned helpers) {
 }
 
 CopyCrew::~CopyCrew() {
-  stop_ = true;
-  bell_.ring();
+  board_.stop();
   for (auto& t : threads_) t.join();
 }
 
@@ -47,24 +46,12 @@ void CopyCrew::copy(uint8_t* dst, const uint8_t* src, size_t n, size_t piece, Co
   j.piece = piece;
   j.pieces = (n + piece - 1) / piece;
   j.fn = fn;
-  job_.store(&j);
-  bell_.ring();
+  board_.post(&j);
   work(j);
   while (j.done.load(std::memory_order_acquire) < j.pieces) _mm_pause();
-  // Retract the job, then wait out helpers that picked it up: after this no helper touches `j` (a helper counts
-  // itself active before it reads job_, and all four operations are sequentially consistent).
-  job_.store(nullptr);
-  while (active_.load() != 0) _mm_pause();
+  board_.retract([] { _mm_pause(); });
 }
 
-void CopyCrew::loop() {
-  for (uint64_t seen = 0;;) {
-    seen = bell_.wait(seen, kSpin);
-    if (stop_) return;
-    active_.fetch_add(1);
-    if (Job* j = job_.load()) work(*j);
-    active_.fetch_sub(1);
-  }
-}
+void CopyCrew::loop() { board_.serve(kSpin, work); }
 
 }  // namespace warpvol::gpu

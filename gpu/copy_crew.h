@@ -1,5 +1,5 @@
 // Host threads that copy the pieces of one buffer in parallel, for the pageable <-> pinned staging copies of the
-// CUDA engine. Like core's ThreadPool, idle helpers poll for the next job before they sleep (core/util/doorbell.h):
+// CUDA engine. Like core's ThreadPool, idle helpers poll for the next job before they sleep (core/util/job_board.h):
 // waking a sleeping thread costs tens of microseconds on the GPU machine, more than copying a 1 MiB request. Unlike
 // it, a second caller waits for the crew instead of copying alone, and the caller polls for its last piece without
 // sleeping: the copies sit between GPU transfers that wait for them.
@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/util/doorbell.h"
+#include "core/util/job_board.h"
 
 namespace warpvol::gpu {
 
@@ -38,10 +38,7 @@ class CopyCrew {
 
   std::vector<std::thread> threads_;
   std::mutex call_mu_;
-  std::atomic<Job*> job_{nullptr};
-  Doorbell bell_;                    // rung for every job and at shutdown
-  std::atomic<unsigned> active_{0};  // helpers that may be looking at job_
-  std::atomic<bool> stop_{false};
+  JobBoard<Job> board_;
 };
 
 }  // namespace warpvol::gpu

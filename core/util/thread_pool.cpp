@@ -18,8 +18,7 @@ ThreadPool::ThreadPool(unsigned threads) {
 }
 
 ThreadPool::~ThreadPool() {
-  stop_ = true;
-  bell_.ring();
+  board_.stop();
   for (auto& t : workers_) t.join();
 }
 
@@ -46,13 +45,7 @@ void ThreadPool::work(Job& j) {
 }
 
 void ThreadPool::worker_loop() {
-  for (uint64_t seen = 0;;) {
-    seen = bell_.wait(seen, kSpin);
-    if (stop_) return;
-    active_.fetch_add(1);
-    if (Job* j = job_.load()) work(*j);
-    active_.fetch_sub(1);
-  }
+  board_.serve(kSpin, [this](Job& j) { work(j); });
 }
 
 void ThreadPool::parallel_for(size_t n, const std::function<void(size_t)>& fn) {
@@ -80,18 +73,15 @@ void ThreadPool::parallel_ranges(size_t n, size_t min_piece, size_t max_piece,
   j.min_piece = min_piece;
   j.max_piece = max_piece;
   j.split = 2 * size_t(size());
-  job_.store(&j);
-  bell_.ring();
+  board_.post(&j);
   work(j);
   if (!poll_for(kSpin, [&] { return j.done.load() == n; })) {
     std::unique_lock<std::mutex> lk(done_mu_);
     done_cv_.wait(lk, [&] { return j.done.load() == n; });
   }
-  // Retract the job, then wait out workers that picked it up: after this no worker touches `j` (a worker counts
-  // itself active before it reads job_, and these operations are sequentially consistent). Every piece is done,
-  // so they only find none left; one may have lost its CPU in between, hence the yielding poll.
-  job_.store(nullptr);
-  while (active_.load() != 0) cpu_relax();
+  // Every piece is done; a worker that still holds `j` only finds none left. It may have lost its CPU in between,
+  // hence the yielding wait.
+  board_.retract(cpu_relax);
   if (j.error) std::rethrow_exception(j.error);
 }
 

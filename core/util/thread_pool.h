@@ -1,6 +1,6 @@
 // A fixed pool of worker threads running index ranges in parallel (parallel_for), used by the CPU engine.
 //
-// Idle workers poll for the next job for a short while before they sleep (core/util/doorbell.h), and the caller
+// Idle workers poll for the next job for a short while before they sleep (core/util/job_board.h), and the caller
 // polls for the last index to finish before it sleeps too: with workers that always slept, two threads were no
 // faster than one on 1 MiB requests on this project's 2-core VM, because a wake-up cost as long as the work.
 #pragma once
@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/util/doorbell.h"
+#include "core/util/job_board.h"
 
 namespace warpvol {
 
@@ -49,10 +49,7 @@ class ThreadPool {
 
   std::vector<std::thread> workers_;
   std::mutex call_mu_;               // one parallel_for at a time
-  std::atomic<Job*> job_{nullptr};
-  Doorbell bell_;                    // rung for every job and at shutdown
-  std::atomic<unsigned> active_{0};  // workers that may be looking at job_
-  std::atomic<bool> stop_{false};
+  JobBoard<Job> board_;
   std::mutex done_mu_;               // the caller sleeping until the last index finished
   std::condition_variable done_cv_;
 };
