@@ -162,9 +162,9 @@ void write_data(const CreateOptions& opt, const CreatePlan& plan, BlockFile& f, 
     LockedBytes throwaway = new_master_key(opt.chain);
     auto key = opt.engine->prepare(opt.chain, throwaway.data());
     encrypt_to_file(
-        f, plan.data_offset, plan.data_size, first_unit, *opt.engine, key,
-        [](uint64_t, uint8_t* buf, size_t len) { std::memset(buf, 0, len); }, opt.fill);
-    res.fill = "zeros encrypted under a random throw-away key (" + std::string(chain_info(opt.chain).name) + ")";
+        f, plan.data_offset, plan.data_size, first_unit, *opt.engine, key, PlaintextSource{}, opt.fill);
+    res.fill = "zeros, then the ring's own ciphertext, encrypted under a random throw-away key (" +
+               std::string(chain_info(opt.chain).name) + ")";
   } else {
     res.fill = plan.device ? "left as it was (quick)" : "not written (quick): reads as zeros on disk";
   }

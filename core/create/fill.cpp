@@ -44,7 +44,10 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
   };
   std::vector<Slot> slots(nbuf);
   const size_t bufsize = size_t(std::min<uint64_t>(chunk, length));
-  for (auto& s : slots) s.buf = AlignedBuffer(bufsize);
+  for (auto& s : slots) {
+    s.buf = AlignedBuffer(bufsize);
+    if (!source) std::memset(s.buf.data(), 0, s.buf.size());  // the first plaintext of an empty source
+  }
 
   std::mutex mu;
   std::condition_variable cv;
@@ -164,7 +167,7 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
       Slot& s = slots[i];
       s.pos = pos;
       s.len = size_t(std::min<uint64_t>(bufsize, length - pos));
-      source(pos, s.buf.data(), s.len);
+      if (source) source(pos, s.buf.data(), s.len);
       s.fut = engine.submit(key, Direction::Encrypt, first_unit + pos / kDataUnitSize, s.buf.data(),
                             s.len / kDataUnitSize);
       pos += s.len;
