@@ -2,7 +2,7 @@
 # Runs the GPU engine's checks and benchmarks on the GPU machine (through the device tool), from binaries built
 # here and carried as build-gpu-run/bins.tar.xz (see gpu/NOTES.md). Usage: gpu/tools/h100_run.sh STEP...
 # Steps: info, topology, clock, capacity, tests, cputests (start in the background; `cpuwait` waits), sanitize, wvbench, calibrate, ablation,
-# bench, cpubench, scaling, kernels, sweep, variants, sass. Results go to $OUT (at most 8 files come back).
+# bench, cpubench, scaling, kernels, roundtrip, sweep, variants, sass. Results go to $OUT (at most 8 files come back).
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT" /tmp/wv
@@ -91,6 +91,20 @@ for step in "$@"; do
     kernels)  # per-kernel XTS throughput on one core, every path this CPU runs (cipher_xts_bench, aes_xts_bench)
       { timeout 60 ./cipher_xts_bench 0.3 5; timeout 40 ./aes_xts_bench 2 1024 5; } > "$OUT/kernels.txt" 2>&1
       echo "rc=$?"; cat "$OUT/kernels.txt" ;;
+    roundtrip)  # import a random image with each engine, export with each: every export must give the image back
+      d=$(mktemp -d /dev/shm/wv-rt.XXXXXX); head -c 512M /dev/urandom > "$d/img"
+      want=$(sha256sum < "$d/img" | cut -c1-64)
+      for c in ${ROUNDTRIP_CHAINS:-aes serpent twofish aes-twofish-serpent}; do for ce in cpu gpu; do
+        printf 'roundtrip pw\n' | ./warpvol import "$d/img" "$d/v.hc" --encryption "$c" --engine "$ce" --pim 1 \
+          --password-stdin --force -q > /dev/null || echo "import $c --engine $ce: exit $?"
+        for ee in cpu gpu; do
+          got=$(printf 'roundtrip pw\n' | ./warpvol export "$d/v.hc" - --engine "$ee" --pim 1 --password-stdin -q |
+            head -c 536870912 | sha256sum | cut -c1-64)
+          [ "$got" = "$want" ] && r=same || r=DIFFERENT
+          echo "$c: import --engine $ce, export --engine $ee: $r"
+        done
+      done; done 2>&1 | tee "$OUT/roundtrip.txt"
+      rm -rf "$d" ;;
     sweep)
       for t in 8 16; do for c in 16 32 64; do
         echo "copy_threads=$t chunk=${c}MiB: $(WARPVOL_GPU_COPY_THREADS=$t WARPVOL_GPU_CHUNK_MB=$c GPU_BENCH_CHAINS=serpent,aes GPU_BENCH_NO_KERNEL=1 timeout 20 ./gpu_bench 0 1024 3 2>&1 | grep -E '^  (AES|Serpent) ' | tr -s ' ' | tr '\n' ';')"
