@@ -41,13 +41,11 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
     std::future<void> fut;
     uint64_t pos = 0;
     size_t len = 0;
+    bool used = false;  // an empty source's plaintext is zeros until the buffer's first use, then its own ciphertext
   };
   std::vector<Slot> slots(nbuf);
   const size_t bufsize = size_t(std::min<uint64_t>(chunk, length));
-  for (auto& s : slots) {
-    s.buf = AlignedBuffer(bufsize);
-    if (!source) std::memset(s.buf.data(), 0, s.buf.size());  // the first plaintext of an empty source
-  }
+  for (auto& s : slots) s.buf = AlignedBuffer(bufsize);
 
   std::mutex mu;
   std::condition_variable cv;
@@ -167,7 +165,11 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
       Slot& s = slots[i];
       s.pos = pos;
       s.len = size_t(std::min<uint64_t>(bufsize, length - pos));
-      if (source) source(pos, s.buf.data(), s.len);
+      if (source)
+        source(pos, s.buf.data(), s.len);
+      else if (!s.used)
+        std::memset(s.buf.data(), 0, s.len);  // cleared at its first use only: a small fill touches few buffers
+      s.used = true;
       s.fut = engine.submit(key, Direction::Encrypt, first_unit + pos / kDataUnitSize, s.buf.data(),
                             s.len / kDataUnitSize);
       pos += s.len;
