@@ -1,7 +1,8 @@
-// A fixed pool of worker threads running index ranges in parallel (parallel_for), used by the CPU engine.
+// A fixed pool of worker threads running index ranges in parallel (parallel_ranges, parallel_for), used by the
+// CPU engine.
 //
 // Idle workers poll for the next job for a short while before they sleep (core/util/job_board.h), and the caller
-// polls for the last index to finish before it sleeps too: with workers that always slept, two threads were no
+// polls for the last piece to finish before it sleeps too: with workers that always slept, two threads were no
 // faster than one on 1 MiB requests on this project's 2-core VM, because a wake-up cost as long as the work.
 #pragma once
 #include <atomic>
@@ -48,9 +49,9 @@ class ThreadPool {
   void worker_loop();
 
   std::vector<std::thread> workers_;
-  std::mutex call_mu_;               // one parallel_for at a time
+  std::mutex call_mu_;               // one job at a time
   JobBoard<Job> board_;
-  std::mutex done_mu_;               // the caller sleeping until the last index finished
+  std::mutex done_mu_;               // the caller sleeping until the last piece finished
   std::condition_variable done_cv_;
 };
 
