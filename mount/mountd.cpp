@@ -12,7 +12,6 @@
 #define FUSE_USE_VERSION 312
 #include <fcntl.h>
 #include <fuse3/fuse_lowlevel.h>
-#include <linux/fuse.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -28,7 +27,6 @@
 #include <filesystem>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/engine/engine_factory.h"
@@ -37,6 +35,7 @@
 #include "core/mount/runtime.h"
 #include "core/util/error.h"
 #include "core/util/secure.h"
+#include "mount/fuse_settings.h"
 
 #ifdef WARPVOL_HAVE_GPU
 #include "gpu/gpu_engine.h"
@@ -47,12 +46,6 @@ namespace {
 
 constexpr fuse_ino_t kVolumeIno = 2;
 constexpr const char* kVolumeName = "volume";
-constexpr size_t kMaxIo = size_t(1) << 20;  // the kernel's limit with the default fuse max_pages_limit (256)
-#ifdef FOPEN_PARALLEL_DIRECT_WRITES
-constexpr uint32_t kFopenParallelDirectWrites = FOPEN_PARALLEL_DIRECT_WRITES;
-#else
-constexpr uint32_t kFopenParallelDirectWrites = 1u << 6;
-#endif
 
 struct Server {
   MountSpec spec;
@@ -135,14 +128,7 @@ void fill_attr(fuse_ino_t ino, struct stat& st) {
 }
 
 void op_init(void*, struct fuse_conn_info* conn) {
-  conn->max_write = unsigned(kMaxIo);
-  conn->max_read = unsigned(kMaxIo);
-  conn->max_readahead = unsigned(kMaxIo);
-  conn->max_background = 64;
-  conn->congestion_threshold = 48;
-  if (conn->capable & FUSE_CAP_ASYNC_DIO) conn->want |= FUSE_CAP_ASYNC_DIO;
-  if (conn->capable & FUSE_CAP_ASYNC_READ) conn->want |= FUSE_CAP_ASYNC_READ;
-  conn->want &= ~unsigned(FUSE_CAP_WRITEBACK_CACHE);
+  want_large_async_io(conn);
   conn->time_gran = 1;
 }
 
@@ -199,20 +185,7 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info* fi) {
     fuse_reply_err(req, EROFS);
     return;
   }
-  // The reply is built here rather than with fuse_reply_open(): libfuse 3.14 cannot set
-  // FOPEN_PARALLEL_DIRECT_WRITES (kernel >= 6.2), without which the kernel serialises every direct write to the
-  // file under its inode lock — one 1 MiB request at a time, the crypto of the next never overlapping the copy
-  // and pwrite of the current one. PlainDevice is safe for concurrent writes. Older kernels ignore the flag.
-  struct fuse_open_out out;
-  std::memset(&out, 0, sizeof out);
-  out.fh = 0;
-  out.open_flags = FOPEN_NOFLUSH;
-  if (g_server->spec.direct_io)
-    out.open_flags |= FOPEN_DIRECT_IO | kFopenParallelDirectWrites;
-  else
-    out.open_flags |= FOPEN_KEEP_CACHE;  // nobody else changes the container while it is mounted
-  struct iovec iov {&out, sizeof out};
-  fuse_reply_iov(req, &iov, 1);
+  reply_open(req, g_server->spec.direct_io);  // PlainDevice is safe for concurrent writes
 }
 
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info*) {
@@ -464,16 +437,7 @@ int run(int argc, char** argv) {
     ::close(status_fd);
     status_fd = -1;
 
-    struct fuse_loop_config* cfg = fuse_loop_cfg_create();
-    fuse_loop_cfg_set_clone_fd(cfg, 1);
-    // Two request threads per core (4 to 16): more only take turns on the cores, evicting each other's 1 MiB
-    // buffers from the cache. On 2 cores, 4 threads instead of 16 wrote 2-26% faster (AES, Serpent, Twofish) and
-    // read 2-10% faster (AES, Twofish; Serpent level), three alternating mounts each (docs/perf, session 6).
-    const unsigned threads = std::clamp(2 * std::max(1u, std::thread::hardware_concurrency()), 4u, 16u);
-    fuse_loop_cfg_set_max_threads(cfg, threads);
-    fuse_loop_cfg_set_idle_threads(cfg, threads);
-    const int rc = fuse_session_loop_mt(se, cfg);
-    fuse_loop_cfg_destroy(cfg);
+    const int rc = serve_requests(se);
     fuse_session_unmount(se);
     fuse_remove_signal_handlers(se);
     fuse_session_destroy(se);
