@@ -453,7 +453,8 @@ int run(int argc, char** argv) {
              std::to_string(server.reads.load()) + " reads (" + std::to_string(server.read_bytes.load()) +
              " bytes), " + std::to_string(server.writes.load()) + " writes (" +
              std::to_string(server.written_bytes.load()) + " bytes), largest request " +
-             std::to_string(server.max_request.load()) + " bytes");
+             std::to_string(server.max_request.load()) + " bytes, " + std::to_string(dev.direct_reads()) +
+             " container reads with O_DIRECT" + (dev.reads_direct() ? "" : " (refused by its file system)"));
     server.dev = nullptr;
     ::close(container_fd);
     remove_record_if_detached(spec);

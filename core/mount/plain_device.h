@@ -2,6 +2,9 @@
 // volume's data area, straight on the container's file descriptor and an engine, with
 //  - whole 512-byte data units passed through in one engine call (a 1 MiB FUSE request = one pread + one engine
 //    call + one reply, no per-4 KiB work), in per-thread buffers (no allocation per request);
+//  - reads of the container with O_DIRECT where the file system or device takes it and the request is aligned for
+//    it, straight into the FUSE thread's buffer: no second page cache under the one above the loop device, and no
+//    copy out of freshly filled page-cache pages (see pread_full);
 //  - partial units read-modify-written under a lock, so concurrent writers never lose each other's bytes;
 //  - hidden-volume protection (format-spec §7.5): a write whose host range intersects the protected range is
 //    refused with EIO and from then on every write fails (VeraCrypt's HiddenVolumeProtectionTriggered);
@@ -48,11 +51,17 @@ class PlainDevice {
   // fd: the container, opened O_RDWR unless read_only; not owned (the caller closes it after the device).
   PlainDevice(int fd, bool read_only, DataLayout layout, std::shared_ptr<XtsEngine> engine,
               std::shared_ptr<const EngineKey> key, HiddenProtection protection);
+  ~PlainDevice();
+  PlainDevice(const PlainDevice&) = delete;
+  PlainDevice& operator=(const PlainDevice&) = delete;
 
   uint64_t size() const { return layout_.data_size; }
   bool read_only() const { return read_only_; }
   bool protection_triggered() const { return triggered_.load(std::memory_order_acquire); }
   const HiddenProtection& protection() const { return protection_; }
+  // Whether the container took O_DIRECT, and how many container reads went that way (mountd logs it at close).
+  bool reads_direct() const { return direct_fd_ >= 0; }
+  uint64_t direct_reads() const { return direct_reads_.load(std::memory_order_relaxed); }
   // Called once, from the writing thread, when protection triggers (with a description of the refused write).
   void on_trigger(std::function<void(const std::string&)> f) { on_trigger_ = std::move(f); }
 
@@ -73,6 +82,8 @@ class PlainDevice {
   int write_units(uint64_t unit, uint8_t* data, size_t nunits);  // encrypts data in place, then writes
 
   int fd_;
+  int direct_fd_ = -1;  // the same file opened O_RDONLY | O_DIRECT, or -1 where that is refused
+  std::atomic<uint64_t> direct_reads_{0};
   bool read_only_;
   DataLayout layout_;
   std::shared_ptr<XtsEngine> engine_;
