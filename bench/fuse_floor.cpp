@@ -26,8 +26,8 @@
 
 namespace {
 
+using warpvol::mount::kFileIno;
 using warpvol::mount::kMaxIo;
-constexpr fuse_ino_t kFileIno = 2;
 constexpr const char* kFileName = "volume";
 
 uint8_t* g_mem = nullptr;
@@ -42,32 +42,15 @@ uint64_t thread_cpu_ns() {
 
 void fill_attr(fuse_ino_t ino, struct stat& st) {
   std::memset(&st, 0, sizeof st);
-  st.st_ino = ino;
-  if (ino == FUSE_ROOT_ID) {
-    st.st_mode = S_IFDIR | 0700;
-    st.st_nlink = 2;
-  } else {
-    st.st_mode = S_IFREG | 0600;
-    st.st_nlink = 1;
-    st.st_size = off_t(g_size);
-    st.st_blocks = blkcnt_t(g_size / 512);
-    st.st_blksize = blksize_t(kMaxIo);
-  }
+  warpvol::mount::fill_tree_attr(ino, g_size, 0600, st);
 }
 
 void op_init(void*, struct fuse_conn_info* conn) { warpvol::mount::want_large_async_io(conn); }
 
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  if (parent != FUSE_ROOT_ID || std::strcmp(name, kFileName) != 0) {
-    fuse_reply_err(req, ENOENT);
-    return;
-  }
-  struct fuse_entry_param e;
-  std::memset(&e, 0, sizeof e);
-  e.ino = kFileIno;
-  e.attr_timeout = e.entry_timeout = 86400;
-  fill_attr(kFileIno, e.attr);
-  fuse_reply_entry(req, &e);
+  struct stat st;
+  fill_attr(kFileIno, st);
+  warpvol::mount::reply_lookup(req, parent, name, kFileName, st);
 }
 
 void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info*) {

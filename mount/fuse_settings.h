@@ -1,15 +1,17 @@
-// The FUSE settings of warpvol-mountd, in one place so that bench/fuse_floor.cpp (the cheapest server that can
-// stand where mountd stands, for bench/mount_throughput.sh) runs with exactly the same ones. Needs libfuse3's
-// low-level header; header-only because both programs link libfuse3 but core/ must not.
+// The FUSE settings and the file tree of warpvol-mountd, in one place so that bench/fuse_floor.cpp (the cheapest
+// server that can stand where mountd stands, for bench/mount_throughput.sh) runs with exactly the same ones. Needs
+// libfuse3's low-level header; header-only because both programs link libfuse3 but core/ must not.
 #pragma once
 #ifndef FUSE_USE_VERSION
 #define FUSE_USE_VERSION 312
 #endif
 #include <fuse3/fuse_lowlevel.h>
 #include <linux/fuse.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -23,6 +25,41 @@ constexpr uint32_t kFopenParallelDirectWrites = FOPEN_PARALLEL_DIRECT_WRITES;
 #else
 constexpr uint32_t kFopenParallelDirectWrites = 1u << 6;
 #endif
+
+// The tree both serve: the root folder and one regular file in it, of this inode.
+constexpr fuse_ino_t kFileIno = 2;
+
+// The type, links and size of the tree's two inodes (st's other fields are the caller's).
+inline void fill_tree_attr(fuse_ino_t ino, uint64_t file_size, mode_t file_permissions, struct stat& st) {
+  st.st_ino = ino;
+  if (ino == FUSE_ROOT_ID) {
+    st.st_mode = S_IFDIR | 0700;
+    st.st_nlink = 2;
+  } else {
+    st.st_mode = S_IFREG | file_permissions;
+    st.st_nlink = 1;
+    st.st_size = off_t(file_size);
+    st.st_blocks = blkcnt_t(file_size / 512);
+    st.st_blksize = blksize_t(kMaxIo);
+  }
+}
+
+// The lookup op: only the file, by its name, in the root folder; attributes cached for a day (nothing else changes
+// them).
+inline void reply_lookup(fuse_req_t req, fuse_ino_t parent, const char* name, const char* file_name,
+                         const struct stat& file_attr) {
+  if (parent != FUSE_ROOT_ID || std::strcmp(name, file_name) != 0) {
+    fuse_reply_err(req, ENOENT);
+    return;
+  }
+  struct fuse_entry_param e;
+  std::memset(&e, 0, sizeof e);
+  e.ino = kFileIno;
+  e.attr_timeout = 86400;
+  e.entry_timeout = 86400;
+  e.attr = file_attr;
+  fuse_reply_entry(req, &e);
+}
 
 // For the init op: 1 MiB requests, asynchronous direct I/O and reads, no writeback cache (the loop device above the
 // file is the only page cache).

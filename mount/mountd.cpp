@@ -44,7 +44,7 @@
 namespace warpvol::mount {
 namespace {
 
-constexpr fuse_ino_t kVolumeIno = 2;
+constexpr fuse_ino_t kVolumeIno = kFileIno;
 constexpr const char* kVolumeName = "volume";
 
 struct Server {
@@ -115,16 +115,7 @@ void fill_attr(fuse_ino_t ino, struct stat& st) {
   st.st_uid = s.spec.uid;
   st.st_gid = s.spec.gid;
   st.st_atime = st.st_mtime = st.st_ctime = s.start_time;
-  if (ino == FUSE_ROOT_ID) {
-    st.st_mode = S_IFDIR | 0700;
-    st.st_nlink = 2;
-  } else {
-    st.st_mode = S_IFREG | (s.spec.read_only ? 0400 : 0600);
-    st.st_nlink = 1;
-    st.st_size = off_t(s.dev->size());
-    st.st_blocks = blkcnt_t(s.dev->size() / 512);
-    st.st_blksize = blksize_t(kMaxIo);
-  }
+  fill_tree_attr(ino, s.dev->size(), s.spec.read_only ? 0400 : 0600, st);
 }
 
 void op_init(void*, struct fuse_conn_info* conn) {
@@ -133,17 +124,9 @@ void op_init(void*, struct fuse_conn_info* conn) {
 }
 
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  if (parent != FUSE_ROOT_ID || std::strcmp(name, kVolumeName) != 0) {
-    fuse_reply_err(req, ENOENT);
-    return;
-  }
-  struct fuse_entry_param e;
-  std::memset(&e, 0, sizeof e);
-  e.ino = kVolumeIno;
-  e.attr_timeout = 86400;
-  e.entry_timeout = 86400;
-  fill_attr(kVolumeIno, e.attr);
-  fuse_reply_entry(req, &e);
+  struct stat st;
+  fill_attr(kVolumeIno, st);
+  reply_lookup(req, parent, name, kVolumeName, st);
 }
 
 void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info*) {
