@@ -28,6 +28,11 @@ class BlockFile {
 
 constexpr size_t kDirectAlign = 4096;  // alignment of write_at_direct's buffer, offset and length
 
+// A second descriptor of the same open file, with O_DIRECT and `access` (O_RDONLY or O_WRONLY), opened through
+// /proc/self/fd so that a rename of the path in between does not matter. -1 where the file system does not do
+// O_DIRECT (tmpfs before Linux 6.6, some FUSE file systems). The caller closes it.
+int reopen_direct(int fd, int access);
+
 enum class OpenMode { ReadOnly, ReadWrite, CreateNew /* O_EXCL, mode 0600 */, CreateTruncate /* mode 0600 */ };
 
 // Opens a regular file or block device. Error kinds: Io (missing, unreadable, is a directory),

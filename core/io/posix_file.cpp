@@ -84,17 +84,14 @@ class PosixFile final : public BlockFile {
 
  private:
   static constexpr int kDirectUntried = -2, kDirectRefused = -1;
-  // A second descriptor of the same open file with O_DIRECT, opened on first use through /proc/self/fd (so a
-  // rename of the path in between does not matter). -1 when the file system does not do O_DIRECT (tmpfs before
-  // Linux 6.6, some FUSE file systems).
+  // The O_DIRECT twin of fd_ (reopen_direct), opened on first use; kDirectRefused where the file system refuses.
   int direct_fd() {
     int d = direct_state_.load();
     if (d != kDirectUntried) return d;
     std::lock_guard<std::mutex> lk(direct_mu_);
     d = direct_state_.load();
     if (d != kDirectUntried) return d;
-    const std::string self = "/proc/self/fd/" + std::to_string(fd_);
-    d = ::open(self.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC);
+    d = reopen_direct(fd_, O_WRONLY);
     direct_state_.store(d >= 0 ? d : kDirectRefused);
     if (d >= 0) direct_fd_ = d;
     return d >= 0 ? d : kDirectRefused;
@@ -116,6 +113,11 @@ class PosixFile final : public BlockFile {
 };
 
 }  // namespace
+
+int reopen_direct(int fd, int access) {
+  const std::string self = "/proc/self/fd/" + std::to_string(fd);
+  return ::open(self.c_str(), access | O_DIRECT | O_CLOEXEC);
+}
 
 std::unique_ptr<BlockFile> open_file(const std::string& path, OpenMode mode) {
   int flags = O_CLOEXEC;

@@ -53,10 +53,8 @@ PlainDevice::PlainDevice(int fd, bool read_only, DataLayout layout, std::shared_
       protection_(protection) {
   struct stat st;
   serialize_writes_ = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  // Through /proc/self/fd, so that it is the same file whatever became of its path. Refused (EINVAL) where the
-  // file system does not do O_DIRECT (tmpfs before Linux 6.6, some FUSE file systems): then every read is buffered.
-  const std::string self = "/proc/self/fd/" + std::to_string(fd);
-  direct_fd_ = ::open(self.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+  direct_fd_ = reopen_direct(fd, O_RDONLY);  // -1 where refused: then every read is buffered
+  direct_ok_.store(direct_fd_ >= 0, std::memory_order_relaxed);
 }
 
 PlainDevice::~PlainDevice() {
@@ -64,17 +62,19 @@ PlainDevice::~PlainDevice() {
 }
 
 // Aligned reads (offset, length and buffer on kDirectAlign, which every device's logical block divides) go through
-// the O_DIRECT descriptor; the rest, and any the kernel still refuses with EINVAL, through the buffered one. Mixing
+// the O_DIRECT descriptor; the rest through the buffered one. The first read the kernel still refuses with EINVAL
+// (a device whose logical block is larger than kDirectAlign) turns direct reads off for good. Mixing
 // the two is coherent: a direct read first writes back dirty pages of its range (the buffered writes of
 // write_units). Why direct: a cold 1 GiB read through a mount on this VM's ext4 disk spent 56% of both cores in
 // _copy_to_iter, copying out of freshly filled page-cache pages, and read 507-590 MB/s for AES against the disk's
 // 873 under a loop device with direct I/O (docs/perf, session 9).
 int PlainDevice::pread_full(uint8_t* buf, size_t len, uint64_t file_off) {
   while (len) {
-    const bool aligned = direct_fd_ >= 0 && file_off % kDirectAlign == 0 && len % kDirectAlign == 0 &&
-                         reinterpret_cast<uintptr_t>(buf) % kDirectAlign == 0;
+    const bool aligned = direct_ok_.load(std::memory_order_relaxed) && file_off % kDirectAlign == 0 &&
+                         len % kDirectAlign == 0 && reinterpret_cast<uintptr_t>(buf) % kDirectAlign == 0;
     ssize_t r = aligned ? ::pread(direct_fd_, buf, len, off_t(file_off)) : -1;
     if (r > 0) direct_reads_.fetch_add(1, std::memory_order_relaxed);
+    if (aligned && r < 0 && errno == EINVAL) direct_ok_.store(false, std::memory_order_relaxed);
     if (!aligned || (r < 0 && errno == EINVAL)) r = ::pread(fd_, buf, len, off_t(file_off));
     if (r < 0) {
       if (errno == EINTR) continue;

@@ -60,7 +60,7 @@ class PlainDevice {
   bool protection_triggered() const { return triggered_.load(std::memory_order_acquire); }
   const HiddenProtection& protection() const { return protection_; }
   // Whether the container took O_DIRECT, and how many container reads went that way (mountd logs it at close).
-  bool reads_direct() const { return direct_fd_ >= 0; }
+  bool reads_direct() const { return direct_fd_ >= 0; }  // opened; direct_ok_ may have turned off since
   uint64_t direct_reads() const { return direct_reads_.load(std::memory_order_relaxed); }
   // Called once, from the writing thread, when protection triggers (with a description of the refused write).
   void on_trigger(std::function<void(const std::string&)> f) { on_trigger_ = std::move(f); }
@@ -83,6 +83,7 @@ class PlainDevice {
 
   int fd_;
   int direct_fd_ = -1;  // the same file opened O_RDONLY | O_DIRECT, or -1 where that is refused
+  std::atomic<bool> direct_ok_{false};  // direct_fd_ is open and no aligned read was refused with EINVAL
   std::atomic<uint64_t> direct_reads_{0};
   bool read_only_;
   DataLayout layout_;
