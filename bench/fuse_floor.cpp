@@ -1,6 +1,6 @@
 // fuse_floor: the cheapest FUSE server that can stand where warpvol-mountd stands, for bench/mount_throughput.sh.
 // It serves one file, MOUNTDIR/volume, of SIZE bytes kept in memory, with warpvol-mountd's settings
-// (mount/fuse_settings.h: one /dev/fuse clone per thread, two threads per core, 1 MiB requests, direct I/O with
+// (mount/fuse_settings.h: one /dev/fuse clone per thread, four threads per core, 1 MiB requests, direct I/O with
 // parallel direct writes), and does no more per request than any FUSE server must:
 // - a read replies straight from the memory (the kernel's one copy into the reader's pages);
 // - a write copies the request from libfuse's buffer into the memory. An encrypting server need not make that copy
