@@ -19,14 +19,6 @@ namespace {
 
 constexpr unsigned kLineLength = 100;
 
-void add_common_options(const Command& cmd, po::options_description& desc) {
-  desc.add_options()("help,h", "show this help")("verbose,v", "explain what is being done (engine choice, search)");
-  if (cmd.uses_engine())
-    desc.add_options()("engine", po::value<std::string>()->value_name("cpu|gpu|auto")->default_value("auto"),
-                       "engine for the data path: cpu, gpu, or auto (GPU for large requests when present)");
-  if (cmd.has_json()) desc.add_options()("json", "machine-readable JSON on stdout (errors too)");
-}
-
 void print_command_help(const Command& cmd, std::ostream& os) {
   po::options_description common("General options", kLineLength), own("Options", kLineLength), hidden("h"),
       creds("Credentials and narrowing", kLineLength);
@@ -50,6 +42,14 @@ bool args_have(const std::vector<std::string>& args, const std::string& opt) {
 }
 
 }  // namespace
+
+void add_common_options(const Command& cmd, po::options_description& desc) {
+  desc.add_options()("help,h", "show this help")("verbose,v", "explain what is being done (engine choice, search)");
+  if (cmd.uses_engine())
+    desc.add_options()("engine", po::value<std::string>()->value_name("cpu|gpu|auto")->default_value("auto"),
+                       "engine for the data path: cpu, gpu, or auto (GPU for large requests when present)");
+  if (cmd.has_json()) desc.add_options()("json", "machine-readable JSON on stdout (errors too)");
+}
 
 void print_general_help(std::ostream& os) {
   os << "warpvol " WARPVOL_VERSION " - TrueCrypt/VeraCrypt-compatible volume tool\n\n"

@@ -4,7 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
+
 namespace warpvol::cli {
+
+// The options every command has (--help, --verbose; --engine and --json where the command takes them).
+void add_common_options(const Command& cmd, po::options_description& desc);
 
 // args excludes the program name. Errors: one line "warpvol: <message>" on err; with --json also
 // {"error": ..., "code": N} on out. Returns the exit code (exit_codes.h).

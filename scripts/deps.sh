@@ -3,13 +3,16 @@
 #   build:   build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev
 #            libssl-dev nlohmann-json3-dev libfuse3-dev
 #   run:     fuse3 (mount)
-#   tests:   mtools dosfstools e2fsprogs fio fusefat python3-botan xvfb desktop-file-utils
-#            dbus-daemon (a private system bus for the GUI's udisks2 test)
-#   GUI:     qt6-base-dev qt6-charts-dev
+#   tests:   mtools dosfstools e2fsprogs fio fusefat python3-botan python3-cryptography (the independent oracles)
+#            xvfb desktop-file-utils dbus-daemon (a private system bus for the GUI's udisks2 test)
+#   GUI:     qt6-base-dev qt6-charts-dev libqt6opengl6-dev (Qt6Charts' CMake package needs it; with
+#            --no-install-recommends nothing pulls it in) libqt6svg6 (the icons) qt6-qpa-plugins (the window)
+#   package: dpkg-dev (dpkg-shlibdeps for the .deb's Depends) man-db (the installed-package check's `man -w`)
 WARPVOL_PACKAGES=(
   build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev libssl-dev
-  nlohmann-json3-dev libfuse3-dev fuse3 mtools python3-botan qt6-base-dev qt6-charts-dev xvfb desktop-file-utils
-  fio e2fsprogs dosfstools fusefat dbus-daemon
+  nlohmann-json3-dev libfuse3-dev fuse3 mtools python3-botan python3-cryptography qt6-base-dev qt6-charts-dev
+  libqt6opengl6-dev libqt6svg6 qt6-qpa-plugins xvfb desktop-file-utils fio e2fsprogs dosfstools fusefat dbus-daemon
+  dpkg-dev man-db
 )
 
 WARPVOL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -60,9 +63,12 @@ warpvol_build() {
   # compile and could not run anyway; re-encryption on a GPU then uses two kernels per chunk (gpu/NOTES.md).
   local fused=ON
   nvidia-smi -L >/dev/null 2>&1 || fused=OFF
-  if [ ! -f "$WARPVOL_BUILD/CMakeCache.txt" ]; then
-    cmake -S "$WARPVOL_ROOT" -B "$WARPVOL_BUILD" -DCMAKE_BUILD_TYPE=Release -DWARPVOL_GPU_FUSED_REENCRYPT="$fused" </dev/null
-  fi
+  # WARPVOL_REQUIRE_ALL: every part the package list above provides must build (the GUI; the GPU engine where
+  # nvcc is present); a missing one fails here instead of being skipped. Configuring again is cheap and applies
+  # the option to an existing build folder too.
+  local configure=(-DCMAKE_BUILD_TYPE=Release -DWARPVOL_REQUIRE_ALL=ON)
+  [ -f "$WARPVOL_BUILD/CMakeCache.txt" ] || configure+=(-DWARPVOL_GPU_FUSED_REENCRYPT="$fused")
+  cmake -S "$WARPVOL_ROOT" -B "$WARPVOL_BUILD" "${configure[@]}" </dev/null
   local targets=()
   local t
   for t in "$@"; do targets+=(--target "$t"); done

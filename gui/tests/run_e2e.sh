@@ -5,8 +5,8 @@ set -u
 bin=$1 src=$2
 [ "$(id -u)" = 0 ] || { echo "SKIP: the end-to-end GUI test needs root (loop device, mount)"; exit 77; }
 [ -e /dev/fuse ] || { echo "SKIP: no /dev/fuse"; exit 77; }
-command -v xvfb-run >/dev/null || { echo "SKIP: xvfb-run is not installed (Debian package xvfb)"; exit 77; }
-command -v mkfs.ext4 >/dev/null || { echo "SKIP: mkfs.ext4 missing"; exit 77; }
+command -v xvfb-run >/dev/null || { echo "SKIP: xvfb-run is not installed (Debian package xvfb)"; exit "${WARPVOL_MISSING_PACKAGE_EXIT:-77}"; }
+command -v mkfs.ext4 >/dev/null || { echo "SKIP: mkfs.ext4 missing"; exit "${WARPVOL_MISSING_PACKAGE_EXIT:-77}"; }
 if [ "${WARPVOL_UPDATE_SCREENSHOTS:-0}" = 1 ]; then
   export WARPVOL_SCREENSHOT_DIR="$src/docs/screenshots"
 else

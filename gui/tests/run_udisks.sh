@@ -13,7 +13,7 @@ bin=$(cd "$1" && pwd)
 if [ "${WARPVOL_UDISKS_NS:-}" != 1 ]; then
   [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (loop devices, mount, a private mount namespace)"; exit 77; }
   for t in dbus-daemon unshare runuser mkfs.ext4 blkid; do
-    command -v $t >/dev/null || { echo "SKIP: $t is not installed"; exit 77; }
+    command -v $t >/dev/null || { echo "SKIP: $t is not installed"; exit "${WARPVOL_MISSING_PACKAGE_EXIT:-77}"; }
   done
   [ -e /dev/fuse ] && [ -e /dev/loop-control ] || { echo "SKIP: no /dev/fuse or /dev/loop-control"; exit 77; }
   id nobody >/dev/null 2>&1 || { echo "SKIP: no user 'nobody'"; exit 77; }

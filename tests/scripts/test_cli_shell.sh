@@ -15,7 +15,7 @@ expect_code() {  # expect_code WANT GOT WHAT
 sha() { python3 -c "import json,sys; print([f for f in json.load(open('$VC/MANIFEST.json'))['files'] if f['case']=='$1'][0]['$2'])"; }
 
 [ -x "$W" ] || { echo "no warpvol binary at $W"; exit 1; }
-command -v python3 >/dev/null || { echo "python3 missing: skip"; exit 77; }
+command -v python3 >/dev/null || { echo "python3 missing: skip"; exit "${WARPVOL_MISSING_PACKAGE_EXIT:-77}"; }
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 

@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib_mount.sh"
 need_mount_env
 need_loop
-command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 not installed (e2fsprogs)"
+command -v mkfs.ext4 >/dev/null || skip_missing "mkfs.ext4 not installed (e2fsprogs)"
 
 VOL="$TMP/ext4.hc"
 MP="$TMP/mnt"

@@ -6,7 +6,7 @@
 # Args: WARPVOL_BINARY SOURCE_DIR. Exit 77 = skipped (no root, /dev/fuse or loop devices).
 source "$(dirname "$0")/lib_mount.sh"
 need_mount_env
-command -v mtype >/dev/null || skip "mtools not installed"
+command -v mtype >/dev/null || skip_missing "mtools not installed"
 
 PW=$(manifest fat.hc fat password)
 CREDS=(--hash sha512 --encryption aes)

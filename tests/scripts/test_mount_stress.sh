@@ -6,8 +6,8 @@
 source "$(dirname "$0")/lib_mount.sh"
 need_mount_env
 need_loop
-command -v fio >/dev/null || skip "fio not installed"
-command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 not installed (e2fsprogs)"
+command -v fio >/dev/null || skip_missing "fio not installed"
+command -v mkfs.ext4 >/dev/null || skip_missing "mkfs.ext4 not installed (e2fsprogs)"
 RUNTIME=${WARPVOL_STRESS_SECONDS:-12}
 
 VOL="$TMP/stress.hc"

@@ -10,7 +10,7 @@ for p in /usr/bin/python3 python3; do
 done
 if [ -z "$PY" ]; then
   echo "SKIP: no python3 with the botan2 module (Debian: python3-botan)"
-  exit 77
+  exit "${WARPVOL_MISSING_PACKAGE_EXIT:-77}"
 fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/warpvol-oracle-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT

@@ -11,8 +11,8 @@ set -u
 WV=${1:?warpvol binary}
 SRC=${2:?source dir}
 ORACLE="$SRC/tests/scripts/test_reencrypt_oracle.py"
-python3 -c 'import cryptography.hazmat.primitives.ciphers' 2>/dev/null || { echo "skip: python3-cryptography missing"; exit 77; }
-"$WV" help reencrypt > /dev/null 2>&1 || { echo "skip: this warpvol has no reencrypt command"; exit 77; }
+python3 -c 'import cryptography.hazmat.primitives.ciphers' 2>/dev/null || { echo "skip: python3-cryptography missing"; exit "${WARPVOL_MISSING_PACKAGE_EXIT:-77}"; }
+"$WV" help reencrypt > /dev/null 2>&1 || { echo "skip: this warpvol has no reencrypt command"; exit "${WARPVOL_MISSING_PACKAGE_EXIT:-77}"; }
 T=$(mktemp -d /tmp/wv-reenc-cli-XXXXXX)
 PID=""
 SMALL=""
