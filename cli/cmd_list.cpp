@@ -13,7 +13,9 @@ namespace {
 
 std::string protection_text(const mount::MountStatus& s) {
   if (!s.record.protect_hidden) return "off";
-  if (s.daemon.protection_triggered) return "TRIGGERED: a write into the hidden volume was refused; all writes fail";
+  if (s.daemon.protection_triggered)
+    return "TRIGGERED: a write into the hidden volume was refused (damage to the hidden volume prevented); all "
+           "writes fail" + (s.daemon.trigger_detail.empty() ? std::string() : " (" + s.daemon.trigger_detail + ")");
   return "on (not triggered)";
 }
 
@@ -40,6 +42,10 @@ class ListCommand final : public Command {
   int execute(Context& ctx, const po::variables_map&) const override {
     mount::Registry reg;
     const auto all = mount::list_mounts(reg);
+    for (const auto& s : all)
+      if (s.record.protect_hidden && s.daemon.protection_triggered)
+        ctx.message("WARNING: hidden volume protection was triggered on slot " + std::to_string(s.record.slot) + " (" +
+                    s.record.volume + "): writes to it are refused; dismount it");
     if (ctx.json) {
       nlohmann::json a = nlohmann::json::array();
       for (const auto& s : all) {

@@ -408,6 +408,7 @@ MountRecord mount_volume(const MountRequest& req, int container_fd, const Opened
   rec.prf = prf_name(h.kdf);
   rec.size = h.data_size;
   rec.uid = ::getuid();
+  rec.header_info = req.header_info;
   {
     auto lock = reg.lock();
     for (const auto& r : reg.load_all()) {
@@ -627,6 +628,7 @@ DismountResult dismount(const Registry& reg, const MountRecord& rec_in, bool for
                                    "unmount; try again later");
     const DaemonState st = read_daemon_state(reg.state_path(rec.slot));
     res.final_state = st;
+    res.protection_triggered = st.protection_triggered;
     if (st.closed.rfind("error", 0) == 0)
       throw Error(ErrorKind::Io, "closing " + rec.volume + " failed (" + st.closed + "): the container may not be "
                                  "up to date");
@@ -635,6 +637,17 @@ DismountResult dismount(const Registry& reg, const MountRecord& rec_in, bool for
   } else if (!alive && rec.pid > 0) {
     res.warnings.push_back("the FUSE process (pid " + std::to_string(rec.pid) + ") of slot " +
                            std::to_string(rec.slot) + " had died: writes it had not completed are lost; cleaned up");
+  }
+
+  // The FUSE process records a refused write in its state file as it happens; a lazily detached or dead one may not
+  // have written a final state, so the file is read again here in every case.
+  if (rec.protect_hidden) {
+    res.protection_triggered = res.protection_triggered || read_daemon_state(reg.state_path(rec.slot)).protection_triggered;
+    if (res.protection_triggered)
+      res.warnings.push_back("hidden volume protection was TRIGGERED on slot " + std::to_string(rec.slot) + " (" +
+                             rec.volume + "): a write into the hidden volume was refused and every write after it "
+                             "failed; damage to the hidden volume was prevented, but data written to the outer "
+                             "volume since then was not saved");
   }
 
   // 4. Folders we created, deepest first, and the record.
