@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <ostream>
 
@@ -276,7 +277,7 @@ class CreateCommand final : public Command {
     }
     ctx.out << describe_created(o, r);
     ctx.out << "Filesystem:     "
-            << (mkfs ? filesystem_display_name(fs) + " (made by " + mkfs->program + ")"
+            << (mkfs ? filesystem_display_name(fs) + " (made by " + std::filesystem::path(mkfs->program).filename().string() + ")"
                      : std::string("none (unformatted; mount it with --filesystem none and make one yourself)"))
             << "\n";
     if (r.fill_seconds > 0 && !o.quick) {

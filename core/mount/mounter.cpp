@@ -477,8 +477,20 @@ MountRecord mount_volume(const MountRequest& req, int container_fd, const Opened
           say(req.notice, "this kernel has no vfat driver: mounting through fusefat, read-only (its write support "
                           "is experimental: add --fs-options rw+ to enable it)");
         say(req.verbose, "mounting " + fstype + " with the FUSE helper " + helper->program);
+        // exfat-fuse started by root mounts with FUSE's blkdev option, which refuses a regular file ("Block device
+        // required"): it gets a loop device over the plaintext file, detached (autoclear) when the helper exits.
+        std::optional<LoopDevice> helper_loop;
+        std::string device = rec.plaintext_device;
+        if (helper->name.find("exfat-fuse") != std::string::npos && ::geteuid() == 0) {
+          helper_loop.emplace(LoopDevice::attach(rec.plaintext_device, req.read_only, h.fields.sector_size,
+                                                 req.loop_direct_io));
+          rec.loop_device = helper_loop->path();
+          reg.save(rec);
+          device = helper_loop->path();
+        }
         std::string out;
-        int rc = run_program(helper->argv(rec.plaintext_device, mount_point, mf.read_only, opts), &out);
+        int rc = run_program(helper->argv(device, mount_point, mf.read_only, opts), &out);
+        if (rc == 0 && helper_loop) helper_loop->release();
         if (rc != 0) {
           while (!out.empty() && out.back() == '\n') out.pop_back();
           throw Error(ErrorKind::Io, helper->name + " could not mount " + fstype + " at " + mount_point + " (exit " +
