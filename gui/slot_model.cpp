@@ -89,7 +89,7 @@ std::vector<SlotRow> registry_rows() {
       row.mount_point = QString::fromStdString(r.mount_point.empty() ? r.plaintext_device : r.mount_point);
       row.chain = QString::fromStdString(r.chain);
       row.engine = QString::fromStdString(r.engine);
-      row.read_only = r.read_only;
+      row.read_only = st.read_only();
       row.protect_hidden = r.protect_hidden;
       row.protection_triggered = st.daemon.protection_triggered;
       row.trigger_detail = QString::fromStdString(st.daemon.trigger_detail);

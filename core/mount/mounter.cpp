@@ -74,6 +74,41 @@ std::vector<std::string> mount_points() {
   return v;
 }
 
+// Mount points that are read-only, per mountinfo: the per-mount options (field 6) or the filesystem's own options
+// (after the " - " separator) say "ro". A FUSE helper that only reads (fusefat without rw+) shows up here although
+// the volume itself was mounted read-write.
+std::vector<std::string> read_only_mount_points() {
+  std::vector<std::string> v;
+  std::optional<std::string> t;
+  try {
+    t = read_small_file("/proc/self/mountinfo");
+  } catch (const Error&) {
+    return v;
+  }
+  if (!t) return v;
+  auto has_ro = [](const std::string& opts) {
+    std::istringstream os(opts);
+    std::string o;
+    while (std::getline(os, o, ','))
+      if (o == "ro") return true;
+    return false;
+  };
+  std::istringstream in(*t);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string id, parent, devno, root, mp, mount_opts, field;
+    if (!(ls >> id >> parent >> devno >> root >> mp >> mount_opts)) continue;
+    bool ro = has_ro(mount_opts);
+    while (ls >> field && field != "-") {
+    }
+    std::string fstype, source, super_opts;
+    if (ls >> fstype >> source >> super_opts) ro = ro || has_ro(super_opts);
+    if (ro) v.push_back(unescape_mountinfo(mp));
+  }
+  return v;
+}
+
 // Absolute, normalised path without touching the filesystem beyond what exists (a dead FUSE mount must not hang
 // or fail us).
 std::string absolute_path(const std::string& p) {
@@ -526,6 +561,7 @@ std::string MountStatus::status() const {
 std::vector<MountStatus> list_mounts(const Registry& reg) {
   std::vector<MountStatus> v;
   const auto mps = mount_points();
+  const auto ro_mps = read_only_mount_points();
   for (auto& r : reg.load_all()) {
     MountStatus s;
     s.fuse_alive = r.pid > 0 && process_alive(r.pid, r.pid_start);
@@ -543,6 +579,8 @@ std::vector<MountStatus> list_mounts(const Registry& reg) {
     s.daemon = read_daemon_state(reg.state_path(r.slot));
     for (const auto& m : mps)
       if (!r.mount_point.empty() && m == r.mount_point) s.mount_point_mounted = true;
+    for (const auto& m : ro_mps)
+      if (!r.mount_point.empty() && m == r.mount_point) s.filesystem_read_only = true;
     s.record = std::move(r);
     v.push_back(std::move(s));
   }

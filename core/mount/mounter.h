@@ -45,6 +45,9 @@ struct MountStatus {
   MountRecord record;
   bool fuse_alive = false;        // the FUSE process is running
   bool mount_point_mounted = false;
+  // The mounted filesystem is read-only (mountinfo), whatever was asked: e.g. fusefat without rw+.
+  bool filesystem_read_only = false;
+  bool read_only() const { return record.read_only || filesystem_read_only; }
   DaemonState daemon;
   std::string status() const;     // "mounted", "mounting", "FUSE process dead", "detached (closing)"
 };
