@@ -19,6 +19,7 @@
 #include "cli/command.h"
 #include "cli/credentials.h"
 #include "cli/new_credentials.h"
+#include "cli/password_strength.h"
 #include "cli/progress.h"
 #include "core/create/create.h"
 #include "core/mount/mounter.h"
@@ -233,8 +234,7 @@ class CreateCommand final : public Command {
                          "volume's password",
         true, non_interactive);
     o.pim = o.credentials.pim;
-    if (o.credentials.password.size() < 20 && o.credentials.keyfiles.empty())
-      ctx.message("warning: passwords shorter than 20 characters are easy to guess (VeraCrypt warns too)");
+    check_new_password_strength(ctx, o.credentials, !any_option_with_prefix(vm, "password"));
     o.engine = make_engine(eo);
     ctx.verbose_line("engine " + o.engine->name() + ": " + o.engine->detail());
     o.notice = [&ctx](const std::string& m) { ctx.message(m); };
