@@ -32,6 +32,7 @@
 #include "gui/mount_dialog.h"
 #include "gui/operations.h"
 #include "gui/reencrypt_dialog.h"
+#include "gui/resources.h"
 #include "gui/simple_dialogs.h"
 
 namespace warpvol::gui {
@@ -39,6 +40,7 @@ namespace warpvol::gui {
 MainWindow::MainWindow(std::shared_ptr<DialogFactory> dialogs, std::shared_ptr<Settings> settings,
                        SlotModel::Source source, QWidget* parent)
     : QMainWindow(parent), dialogs_(std::move(dialogs)), settings_(std::move(settings)) {
+  init_resources();
   setWindowTitle("warpvol");
   setWindowIcon(QIcon(":/icons/warpvol.svg"));
   setAcceptDrops(true);

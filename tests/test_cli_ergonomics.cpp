@@ -12,7 +12,9 @@
 #include <filesystem>
 #include <thread>
 
+#include "cli/cpu_path_text.h"
 #include "cli/progress.h"
+#include "tests/cli_run.h"
 #include "core/create/create.h"
 #include "core/create/keyfile.h"
 #include "tests/test_create_support.h"
@@ -142,4 +144,53 @@ TEST_CASE("progress: no rate from an interval too short to measure", "[cli][prog
   CHECK(cli::progress_rate(uint64_t(1) << 40, 0.000002) < 0);
   CHECK(cli::progress_rate(1000, 0) < 0);
   CHECK(cli::progress_rate(100 << 20, 1.0) == Approx(100 << 20));
+}
+
+TEST_CASE("VeraCrypt's option spellings are accepted, or warpvol's is named", "[cli][veracrypt-options]") {
+  TempDir dir;
+  const std::string v = dir.file("vc.hc"), k1 = dir.file("a.key"), k2 = dir.file("b.key");
+  write_bytes(k1, std::vector<uint8_t>(64, 1));
+  write_bytes(k2, std::vector<uint8_t>(64, 2));
+  // VeraCrypt's: the command as an option, '=' values, a comma-separated keyfile list, --volume-type, --stdin,
+  // names as VeraCrypt writes them.
+  auto r = run_warpvol({"--text", "--create", v, "--size=1M", "--volume-type=normal", "--encryption=AES-Twofish",
+                        "--hash=SHA-512", "--filesystem=NONE", "--pim=1", "--keyfiles=" + k1 + "," + k2, "--quick",
+                        "--stdin", "--non-interactive"},
+                       "veracrypt-spelling-password\n");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("AES-Twofish") != std::string::npos);
+  CHECK(opens(v, open_opts("veracrypt-spelling-password", 1, {k1, k2})));
+  CHECK_FALSE(opens(v, open_opts("veracrypt-spelling-password", 1, {k1})));
+  r = run_warpvol({"info", v, "--pim", "1", "--keyfiles", k2 + "," + k1, "--password-stdin"},
+                  "veracrypt-spelling-password\n");
+  CHECK(r.code == 0);
+  // --new-keyfiles with change: the keyfiles replaced, the password kept.
+  r = run_warpvol({"change", v, "--pim", "1", "--keyfiles=" + k1 + "," + k2, "--password-stdin", "--new-keyfiles=" + k2},
+                  "veracrypt-spelling-password\n");
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(opens(v, open_opts("veracrypt-spelling-password", 1, {k2})));
+  // An option VeraCrypt has and warpvol spells otherwise: the error names warpvol's spelling.
+  r = run_warpvol({"mount", v, "--protection-password=x"});
+  CHECK(r.code == 1);
+  CHECK(r.err.find("--protect-hidden-password-stdin") != std::string::npos);
+  r = run_warpvol({"mount", v, "--mount-options=timestamp", "--password-stdin"}, "x\n");
+  CHECK(r.code == 1);
+  CHECK(r.err.find("--fs-options") != std::string::npos);
+}
+
+TEST_CASE("benchmark: the CPU path line says whether WARPVOL_CPU_PATH lowered it", "[cli][benchmark]") {
+  CHECK(cli::cpu_path_line(IsaLevel::Avx512, IsaLevel::Avx512) ==
+        "CPU path: avx512 (the best this CPU offers; WARPVOL_CPU_PATH=portable|aesni|avx2 would force a lower one)");
+  CHECK(cli::cpu_path_line(IsaLevel::AesNi, IsaLevel::Avx512) ==
+        "CPU path: aesni (lowered by WARPVOL_CPU_PATH; this CPU offers avx512)");
+  CHECK(cli::cpu_path_line(IsaLevel::Portable, IsaLevel::Portable) == "CPU path: portable (the best this CPU offers)");
+  wvtest::proc::ProcOptions o;
+  o.env = {"WARPVOL_CPU_PATH=portable"};
+  auto r = wvtest::proc::run_warpvol({"benchmark", "--kdf-only", "--hash", "sha256", "--iterations", "1"}, o);
+  REQUIRE(r.code == 0);
+  if (detected_isa() != IsaLevel::Portable) CHECK(r.out.find("CPU path: portable (lowered by WARPVOL_CPU_PATH") == 0);
+  r = wvtest::proc::run_warpvol({"benchmark", "--kdf-only", "--hash", "sha256", "--iterations", "1"});
+  CHECK(r.out.find("(the best this CPU offers") != std::string::npos);
 }

@@ -5,6 +5,8 @@
 #include <QAbstractButton>
 #include <QApplication>
 #include <QHeaderView>
+#include <QIcon>
+#include <QImageReader>
 #include <QMenuBar>
 #include <QSignalSpy>
 #include <QTableView>
@@ -20,6 +22,7 @@
 #include "core/mount/runtime.h"
 #include "gui/credentials_widget.h"
 #include "gui/main_window.h"
+#include "gui/resources.h"
 #include "gui/simple_dialogs.h"
 #include "gui/slot_model.h"
 
@@ -95,6 +98,18 @@ class GuiActions : public QObject {
       if (QWidget* m = QApplication::activeModalWidget()) m->close();
     });
     modal_closer_.start(200);
+  }
+
+  // The icons are SVG: without Qt's SVG image plugin (libqt6svg6) they render as blank squares.
+  void icons_render() {
+    QVERIFY2(QImageReader::supportedImageFormats().contains("svg"), "no SVG image plugin (libqt6svg6)");
+    init_resources();
+    const QImage img = QIcon(":/icons/warpvol.svg").pixmap(48, 48).toImage();
+    QVERIFY(!img.isNull());
+    int painted = 0;
+    for (int y = 0; y < img.height(); ++y)
+      for (int x = 0; x < img.width(); ++x) painted += qAlpha(img.pixel(x, y)) > 0;
+    QVERIFY(painted > 48 * 48 / 8);
   }
 
   void properties_reads_the_header_without_crashing() {
