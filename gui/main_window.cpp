@@ -11,6 +11,7 @@
 #include <QFileSystemWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
@@ -59,6 +60,13 @@ MainWindow::MainWindow(std::shared_ptr<DialogFactory> dialogs, std::shared_ptr<S
   table_->horizontalHeader()->setSectionResizeMode(SlotModel::State, QHeaderView::ResizeToContents);
   table_->setTextElideMode(Qt::ElideMiddle);
   table_->verticalHeader()->hide();
+  // A triggered hidden-volume protection is said in words above the table, not only in a column.
+  protection_banner_ = new QLabel(central);
+  protection_banner_->setObjectName("protection_banner");
+  protection_banner_->setWordWrap(true);
+  protection_banner_->setStyleSheet("QLabel { color: white; background: #b00020; padding: 6px; font-weight: bold; }");
+  protection_banner_->hide();
+  l->addWidget(protection_banner_);
   l->addWidget(table_, 1);
 
   auto* row = new QHBoxLayout;
@@ -151,6 +159,16 @@ void MainWindow::refresh() {
 }
 
 void MainWindow::notify_triggered_protections() {
+  QStringList banner;
+  for (const SlotRow& r : model_->rows())
+    if (r.protection_triggered)
+      banner << tr("Slot %1 (%2): hidden volume protection TRIGGERED. A write into the hidden volume was refused "
+                   "(damage to the hidden volume prevented); every write to this outer volume now fails: dismount "
+                   "it.")
+                    .arg(r.slot)
+                    .arg(QFileInfo(r.container).fileName());
+  protection_banner_->setText(banner.join("\n"));
+  protection_banner_->setVisible(!banner.isEmpty());
   for (const SlotRow& r : model_->rows()) {
     if (!r.protection_triggered) continue;
     const QString key = QString("%1:%2:%3").arg(r.slot).arg(r.container).arg(r.mounted_at);

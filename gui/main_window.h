@@ -19,6 +19,7 @@ class QPushButton;
 class QFileSystemWatcher;
 class QSystemTrayIcon;
 class QMenu;
+class QLabel;
 
 namespace warpvol::gui {
 
@@ -31,6 +32,7 @@ class MainWindow : public QMainWindow {
   void set_volume_path(const QString& p);
   SlotModel* model() const { return model_; }
   QTableView* table() const { return table_; }
+  QLabel* protection_banner() const { return protection_banner_; }
   QComboBox* path_combo() const { return path_; }
   DialogFactory& dialogs() { return *dialogs_; }
   // Runs fn on a worker thread; on_done(error message or empty) back on the UI thread. Returns at once.
@@ -75,6 +77,7 @@ class MainWindow : public QMainWindow {
   QComboBox* path_;
   QCheckBox* never_history_;
   QFileSystemWatcher* watcher_;
+  QLabel* protection_banner_ = nullptr;
   QSystemTrayIcon* tray_ = nullptr;
   QMenu* tray_menu_ = nullptr;
   bool busy_ = false;

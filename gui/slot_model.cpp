@@ -29,8 +29,7 @@ QVariant SlotModel::data(const QModelIndex& index, int role) const {
         s << r.status;
         if (r.read_only) s << tr("read-only");
         if (r.protect_hidden)
-          s << (r.protection_triggered ? tr("hidden volume protection TRIGGERED: writes refused")
-                                       : tr("hidden protected"));
+          s << (r.protection_triggered ? tr("PROTECTION TRIGGERED") : tr("hidden protected"));
         return s.join(", ");
       }
     }

@@ -4,6 +4,12 @@
 // a triggered hidden-volume protection is announced once and shown in full in the State column.
 #include <QAbstractButton>
 #include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QRadioButton>
+#include <QSpinBox>
 #include <QHeaderView>
 #include <QIcon>
 #include <QImageReader>
@@ -19,7 +25,9 @@
 
 #include "core/create/create.h"
 #include "core/engine/cpu_engine.h"
+#include "core/mount/mounter.h"
 #include "core/mount/runtime.h"
+#include "gui/create_wizard.h"
 #include "gui/credentials_widget.h"
 #include "gui/main_window.h"
 #include "gui/resources.h"
@@ -64,7 +72,7 @@ class ScriptedFactory : public DialogFactory {
 
 std::string make_container(const QString& dir, const QString& name) {
   const std::string raw = (dir + "/" + name + ".raw").toStdString(), vol = (dir + "/" + name).toStdString();
-  std::vector<uint8_t> data(64 * 1024, 0x5a);
+  std::vector<uint8_t> data(512 * 1024, 0x5a);
   std::ofstream(raw, std::ios::binary).write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
   warpvol::Credentials cred;
   cred.password = warpvol::LockedBytes(reinterpret_cast<const uint8_t*>(kPassword), std::strlen(kPassword));
@@ -124,6 +132,56 @@ class GuiActions : public QObject {
     QVERIFY(f->shown.contains("warpvol::gui::PropertiesDialog"));
     QCOMPARE(f->property("encryption"), QString("Serpent"));
     QVERIFY(f->property("volume_type").contains("normal"));
+  }
+
+  // The wizard: FAT by default (when a filesystem can be made here), the outer volume's credentials asked for a
+  // hidden volume (trusting the size is an explicit choice), a summary before anything is written, and the outer
+  // credentials reach the creation (so the outer filesystem is analysed).
+  void wizard_outer_page_summary_and_default_filesystem() {
+    const QString outer = QString::fromStdString(make_container(dir_.path(), "outer-for-wizard.hc"));
+    CreateWizard w;
+    if (warpvol::mount::have_mount_privilege()) QCOMPARE(w.fs_combo->currentText(), QString("fat"));
+    warpvol::CreateOptions seen;
+    w.run_create = [&seen](const warpvol::CreateOptions& o, const QString&) { seen = o; };
+    QSignalSpy done(&w, &CreateWizard::creation_finished);
+    w.show();
+    w.hidden_radio->setChecked(true);
+    w.next();
+    w.path_edit->setText(outer);
+    w.next();
+    QCOMPARE(w.currentId(), int(PageOuter));
+    w.next();  // no outer password and size not trusted: refused
+    QCOMPARE(w.currentId(), int(PageOuter));
+    QVERIFY(w.page_error().contains("trust the size"));
+    w.outer_creds->set_password(kPassword);
+    w.outer_creds->set_pim(1);
+    w.next();
+    QCOMPARE(w.currentId(), int(PageEncryption));
+    w.next();
+    w.size_unit->setCurrentIndex(0);
+    w.size_spin->setValue(40);
+    w.next();
+    w.creds->set_password("a different hidden password");
+    w.next();
+    QCOMPARE(w.currentId(), int(PageFilesystem));
+    w.fs_combo->setCurrentText("none");
+    w.next();
+    QCOMPARE(w.currentId(), int(PageSummary));
+    QVERIFY2(w.summary_label->text().contains("its filesystem is analysed"), qPrintable(w.summary_label->text()));
+    for (int i = 0; i < 5; ++i) w.back();
+    QCOMPARE(w.currentId(), int(PageOuter));
+    w.trust_size_box->setChecked(true);
+    for (int i = 0; i < 5; ++i) w.next();
+    QCOMPARE(w.currentId(), int(PageSummary));
+    QVERIFY(w.summary_label->text().contains("NOT checked"));
+    for (int i = 0; i < 5; ++i) w.back();
+    w.trust_size_box->setChecked(false);
+    for (int i = 0; i < 6; ++i) w.next();
+    QCOMPARE(w.currentId(), int(PageProgress));
+    QVERIFY(done.wait(5000));
+    QVERIFY(seen.outer.has_value());
+    QCOMPARE(seen.outer->credentials.password.size(), std::strlen(kPassword));
+    QVERIFY(seen.type == warpvol::CreateType::Hidden);
   }
 
   // Every button and menu entry of the window, one after the other (Quit excepted): none may crash or hang.
@@ -200,6 +258,7 @@ class GuiActions : public QObject {
     QVERIFY(f->titles.last().contains("/data/mounted-one.hc"));
 
     QCOMPARE(announced.count(), 0);
+    QVERIFY(w.protection_banner()->isHidden());
     warpvol::mount::DaemonState st;
     st.protection_triggered = true;
     st.trigger_detail = "write at byte 1048576";
@@ -209,6 +268,9 @@ class GuiActions : public QObject {
     QCOMPARE(announced.first().at(0).toInt(), 7);
     w.refresh();
     QCOMPARE(announced.count(), 1);  // once per mount, not on every refresh
+    QVERIFY(!w.protection_banner()->isHidden());
+    QVERIFY(w.protection_banner()->text().contains("TRIGGERED"));
+    QVERIFY(w.protection_banner()->text().contains("mounted-one.hc"));
     const QString state = w.model()->data(w.model()->index(0, SlotModel::State)).toString();
     QVERIFY2(state.contains("TRIGGERED"), qPrintable(state));
     // Shown in full: the column is as wide as its text.
