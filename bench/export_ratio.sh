@@ -16,7 +16,7 @@ trap 'rm -rf "$dir"' EXIT
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); folder $dir ($(df -T "$dir" | awk 'NR==2 {print $2}'))"
 # A full create: the data area is random-looking ciphertext, as in a used volume (zeros would flatter table lookups).
-printf 'bench password\n' | "$bin" create "$dir/v.hc" --size 1G --encryption "$chain" --password-stdin -q >/dev/null
+printf 'bench password\n' | "$bin" create --filesystem none "$dir/v.hc" --size 1G --encryption "$chain" --password-stdin -q >/dev/null
 for r in $(seq "$rounds"); do
   dec=$("$bin" benchmark --xts-only --engine cpu --encryption "$chain" --size 64M --json |
     python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["decrypt_MBps"])')

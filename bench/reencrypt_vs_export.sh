@@ -25,7 +25,7 @@ v="$dir/v.hc"
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "folder: $dir ($(df -T "$dir" | awk 'NR==2 {print $2}')); chain $chain; engine $engine; $rounds rounds"
-printf 'pw\n' | "$bin" create "$v" --size 1G --encryption "$chain" --hash sha512 --pim 1 --password-stdin -q > /dev/null
+printf 'pw\n' | "$bin" create --filesystem none "$v" --size 1G --encryption "$chain" --hash sha512 --pim 1 --password-stdin -q > /dev/null
 
 export_once() {
   local t0 t1

@@ -1,5 +1,6 @@
 #include "cli/app.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <iostream>
 #include <sstream>
@@ -8,6 +9,7 @@
 #include "cli/credentials.h"
 #include "cli/exit_codes.h"
 #include "cli/signals.h"
+#include "cli/veracrypt_options.h"
 #include "core/util/error.h"
 
 #ifndef WARPVOL_VERSION
@@ -65,11 +67,19 @@ void print_general_help(std::ostream& os) {
   os << "\nEnvironment:\n  WARPVOL_CPU_PATH=portable|aesni|avx2|avx512  use at most this CPU instruction-set path\n";
 }
 
-int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int run(const std::vector<std::string>& given_args, std::ostream& out, std::ostream& err) {
   Context ctx(out, err);
   ctx.cancel.requested = [] { return interrupt_requested(); };
-  ctx.json = args_have(args, "--json");
+  ctx.json = args_have(given_args, "--json");
   try {
+    std::vector<std::string> args = translate_veracrypt_arguments(given_args);
+    // The copy may hold a --password value: wiped like run_main's own copy.
+    struct Wipe {
+      std::vector<std::string>& v;
+      ~Wipe() {
+        for (auto& a : v) std::fill(a.begin(), a.end(), '\0');
+      }
+    } wipe{args};
     // Global options before the command name.
     size_t i = 0;
     std::vector<std::string> pre;
@@ -129,6 +139,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   } catch (const std::exception& e) {
     const int code = exit_code_for(e);
     std::string msg = e.what();
+    if (auto* u = dynamic_cast<const po::unknown_option*>(&e))
+      if (auto hint = warpvol_spelling_hint(u->get_option_name())) msg += "; warpvol's spelling: " + *hint;
     if (msg.empty()) msg = "unknown error";
     out.flush();
     err << "warpvol: " << msg << std::endl;

@@ -12,6 +12,7 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "cli/cpu_path_text.h"
 #include "core/crypto/chain.h"
 #include "core/crypto/cpu_features.h"
 #include "core/engine/cpu_engine.h"
@@ -112,9 +113,7 @@ class BenchmarkCommand final : public Command {
 
     json results = json::array();
     const std::string isa = std::string(isa_name(active_isa()));
-    if (!ctx.json)
-      ctx.out << "CPU path: " << isa << " (detected " << isa_name(detected_isa())
-              << "; WARPVOL_CPU_PATH lowers it)\n";
+    if (!ctx.json) ctx.out << cpu_path_line(active_isa(), detected_isa()) << "\n";
 
     if (vm.count("calibrate")) {
       calibrate(ctx, threads, only_chain, min_time, results);

@@ -1,5 +1,5 @@
 // warpvol create VOLUME --size SIZE [--encryption CHAIN] [--hash PRF] [--pim N] [-k KEYFILE]... [--quick]
-//   [--filesystem none] [--type normal|hidden] [--sector-size 512|4096] [--random-source FILE]
+//   [--filesystem fat|exfat|ext4|ntfs|none] [--type normal|hidden] [--trust-size] [--sector-size 512|4096] [--random-source FILE]
 // VeraCrypt's option names and values; defaults AES, SHA-512, default PIM. All checks (option values, size
 // bounds, free space, writable folder, existing file, keyfiles) run before anything is written; the file
 // appears only when complete (core/create/create.h).
@@ -12,12 +12,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <ostream>
 
 #include "cli/command.h"
 #include "cli/credentials.h"
 #include "cli/new_credentials.h"
+#include "cli/password_strength.h"
 #include "cli/progress.h"
 #include "core/create/create.h"
 #include "core/mount/mounter.h"
@@ -95,6 +97,14 @@ std::string describe_created(const CreateOptions& o, const CreateResult& r) {
 
 namespace {
 
+std::string filesystem_display_name(const std::string& fs) {
+  if (fs == "fat" || fs == "vfat") return "FAT";
+  if (fs == "exfat") return "exFAT";
+  if (fs == "ntfs") return "NTFS";
+  if (fs == "xfs") return "XFS";
+  return fs;
+}
+
 class CreateCommand final : public Command {
  public:
   std::string name() const override { return "create"; }
@@ -103,7 +113,8 @@ class CreateCommand final : public Command {
   }
   std::string usage() const override {
     return "create VOLUME --size SIZE|max [--encryption CHAIN] [--hash PRF] [--pim N] [-k KEYFILE]... [--quick] "
-           "[--filesystem none] [--type normal|hidden] [--sector-size 512|4096] [--random-source FILE] [--force]";
+           "[--filesystem fat|exfat|ext4|ntfs|btrfs|xfs|none] [--type normal|hidden [--outer-password-stdin | --trust-size]] "
+           "[--sector-size 512|4096] [--random-source FILE] [--force]";
   }
   std::string example() const override {
     return "warpvol create secret.hc --size 1G --encryption aes-twofish --password-stdin < pw.txt";
@@ -118,13 +129,16 @@ class CreateCommand final : public Command {
          "hidden: add a hidden volume to the existing outer container VOLUME (its hidden header slots are "
          "replaced; the outer volume's headers and data stay)")
         ("quick", "do not fill the data area (faster; free space is then distinguishable from data)")
-        ("filesystem", po::value<std::string>()->value_name("none|fat|exfat|ext4|ntfs|btrfs")->default_value("none"),
-         "none: leave the data area unformatted; otherwise the system's mkfs.TYPE formats it through the FUSE "
-         "plaintext device of `warpvol mount` (needs root, and the mkfs tool: checked before anything is written)");
+        ("filesystem", po::value<std::string>()->value_name("fat|exfat|ext4|ntfs|btrfs|none")->default_value("fat"),
+         "filesystem made by the system's mkfs.TYPE through the FUSE plaintext device of `warpvol mount` (needs "
+         "root or FUSE access, and the mkfs tool: checked before anything is written); default FAT, as VeraCrypt "
+         "on Linux; none: leave the data area unformatted")
+        ("trust-size", "[--type hidden] place the hidden volume without opening the outer volume: its filesystem "
+                       "is not checked, and data of the outer volume in the hidden area is destroyed");
     add_new_volume_options(visible);
-    // --type hidden, optional: the outer volume's credentials, so its filesystem is checked (FAT) and the hidden
-    // volume is refused where it would overwrite used space. Without them the user's --size is trusted.
-    add_password_source_options(visible, "outer-", "[--type hidden, optional] the outer volume's", true);
+    // --type hidden: the outer volume's credentials (asked for when not given), so its filesystem is checked and
+    // the hidden volume is refused where it would overwrite used space. --trust-size skips that, explicitly.
+    add_password_source_options(visible, "outer-", "[--type hidden] the outer volume's", true);
     hidden.add_options()("volume", po::value<std::string>(), "volume");
   }
   void add_positionals(po::positional_options_description& pos) const override { pos.add("volume", 1); }
@@ -136,7 +150,15 @@ class CreateCommand final : public Command {
     // 1. Option values, before any prompt.
     const std::string fs = vm["filesystem"].as<std::string>();
     std::optional<mount::MkfsTool> mkfs;  // mount owner: the tool is checked before anything is written
-    if (fs != "none") mkfs = mount::check_filesystem_creation(fs);
+    if (fs != "none") {
+      try {
+        mkfs = mount::check_filesystem_creation(fs);
+      } catch (const Error& e) {
+        if (!vm["filesystem"].defaulted()) throw;
+        throw Error(e.kind(), std::string(e.what()) + " (FAT is the default filesystem: --filesystem none creates "
+                                                      "the volume without one)");
+      }
+    }
     const std::string type = vm["type"].as<std::string>();
     if (type == "normal") o.type = CreateType::Normal;
     else if (type == "hidden") o.type = CreateType::Hidden;
@@ -170,8 +192,12 @@ class CreateCommand final : public Command {
       }
     }
     const bool outer_given = any_option_with_prefix(vm, "outer-");
+    const bool trust_size = vm.count("trust-size") > 0;
     if (outer_given && o.type != CreateType::Hidden)
       throw Error(ErrorKind::Usage, "--outer-* options are for --type hidden");
+    if (trust_size && o.type != CreateType::Hidden) throw Error(ErrorKind::Usage, "--trust-size is for --type hidden");
+    if (trust_size && outer_given)
+      throw Error(ErrorKind::Usage, "--trust-size skips the outer volume's check: drop the --outer-* options, or it");
     if (vm.count("random-source")) {
       const size_t n = set_random_source(vm["random-source"].as<std::string>());
       ctx.verbose_line("random source: mixed " + std::to_string(n) + " bytes");
@@ -180,6 +206,12 @@ class CreateCommand final : public Command {
     eo.choice = engine_choice_from(vm);
     eo.verbose = [&ctx](const std::string& m) { ctx.verbose_line(m); };
     const bool non_interactive = vm.count("non-interactive") > 0;
+    const bool check_outer = o.type == CreateType::Hidden && !trust_size;
+    if (check_outer && !outer_given && (non_interactive || !::isatty(STDIN_FILENO)))
+      throw Error(ErrorKind::Usage, "--type hidden needs the outer volume's credentials, to find where its files end "
+                                    "(--outer-password-stdin, --outer-password-fd N, --outer-keyfile; with both "
+                                    "passwords on stdin the outer one comes first), or --trust-size to place the "
+                                    "hidden volume without that check");
 
     // 2. Pre-flight of everything that does not need the password (file, size, space), so a typo costs nothing.
     {
@@ -190,7 +222,7 @@ class CreateCommand final : public Command {
       plan_create(probe);
     }
     // 3. Credentials: outer first (it exists already), then the new volume's.
-    if (outer_given) {
+    if (check_outer) {
       OpenOptions oo;
       oo.credentials = credentials_from_options(vm, "outer-", ctx, "Enter the OUTER volume's password", false,
                                                 non_interactive);
@@ -202,8 +234,7 @@ class CreateCommand final : public Command {
                          "volume's password",
         true, non_interactive);
     o.pim = o.credentials.pim;
-    if (o.credentials.password.size() < 20 && o.credentials.keyfiles.empty())
-      ctx.message("warning: passwords shorter than 20 characters are easy to guess (VeraCrypt warns too)");
+    check_new_password_strength(ctx, o.credentials, !any_option_with_prefix(vm, "password"));
     o.engine = make_engine(eo);
     ctx.verbose_line("engine " + o.engine->name() + ": " + o.engine->detail());
     o.notice = [&ctx](const std::string& m) { ctx.message(m); };
@@ -211,13 +242,24 @@ class CreateCommand final : public Command {
     ProgressRenderer progress(choose_progress_mode(vm.count("progress-json") > 0, vm.count("quiet") > 0), ctx.err);
     o.fill.progress = [&progress](const ProgressUpdate& u) { progress.update(u); };
     const auto t0 = std::chrono::steady_clock::now();
-    CreateResult r = create_volume(o);
+    const bool outer_pw_stdin = vm.count("outer-password-stdin") && vm.count("password-stdin");
+    CreateResult r = [&] {
+      try {
+        return create_volume(o);
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Auth || !outer_pw_stdin) throw;
+        throw Error(e.kind(), std::string(e.what()) + "; stdin's first line is taken as the outer volume's "
+                                                      "password and its second as the new hidden volume's");
+      }
+    }();
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ProgressUpdate done;
-    done.phase = "fill";
-    done.bytes_done = done.bytes_total = r.plan.data_size;
-    done.finished = true;
-    progress.finish(done);
+    if (o.type == CreateType::Normal) {  // a hidden volume's area is not filled: no fill progress to end
+      ProgressUpdate done;
+      done.phase = "fill";
+      done.bytes_done = done.bytes_total = r.plan.data_size;
+      done.finished = true;
+      progress.finish(done);
+    }
     if (mkfs) {  // mount owner: mkfs on the plaintext device of a temporary --filesystem none mount
       OpenOptions fo;
       fo.credentials = o.credentials;
@@ -234,6 +276,10 @@ class CreateCommand final : public Command {
       }
     }
     ctx.out << describe_created(o, r);
+    ctx.out << "Filesystem:     "
+            << (mkfs ? filesystem_display_name(fs) + " (made by " + std::filesystem::path(mkfs->program).filename().string() + ")"
+                     : std::string("none (unformatted; mount it with --filesystem none and make one yourself)"))
+            << "\n";
     if (r.fill_seconds > 0 && !o.quick) {
       char buf[160];
       std::snprintf(buf, sizeof buf, "Fill:           %.2f s, %.1f MB/s (total %.2f s)\n", r.fill_seconds,

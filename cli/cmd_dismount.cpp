@@ -1,5 +1,6 @@
 // warpvol dismount (VOLUME | MOUNTPOINT | --slot N | --all) [--force]: unmount the filesystem, detach the loop
 // device, stop the FUSE process (it fsyncs the container first), remove the folders mount created.
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "cli/command.h"
@@ -17,6 +18,7 @@ class DismountCommand final : public Command {
   }
   std::string usage() const override { return "dismount (VOLUME | MOUNTPOINT | --slot N | --all) [--force]"; }
   std::string example() const override { return "warpvol dismount /mnt/secret"; }
+  bool has_json() const override { return true; }
   void add_options(po::options_description& visible, po::options_description& hidden) const override {
     visible.add_options()
         ("slot", po::value<int>()->value_name("N"), "dismount slot N")
@@ -53,11 +55,19 @@ class DismountCommand final : public Command {
     }
 
     std::optional<Error> first;
+    nlohmann::json report = nlohmann::json::array();
     for (const auto& r : targets) {
       try {
         ctx.verbose_line("dismounting slot " + std::to_string(r.slot) + " (" + r.volume + ")");
         mount::DismountResult res = mount::dismount(reg, r, force);
-        for (const auto& w : res.warnings) ctx.message(w);
+        for (const auto& w : res.warnings) ctx.message((res.protection_triggered && w.rfind("hidden volume", 0) == 0 ? "WARNING: " : "") + w);
+        // Scripts test this field (or `list --json` before dismounting): the exit status stays 0, since the
+        // dismount itself succeeded.
+        report.push_back({{"slot", r.slot},
+                          {"volume", r.volume},
+                          {"dismounted", true},
+                          {"lazy", res.lazy},
+                          {"hidden_protection_triggered", res.protection_triggered}});
         if (res.final_state)
           ctx.verbose_line("slot " + std::to_string(r.slot) + ": " + std::to_string(res.final_state->reads) +
                            " reads (" + format_bytes(res.final_state->read_bytes) + "), " +
@@ -71,6 +81,7 @@ class DismountCommand final : public Command {
         if (!first) first = e;
       }
     }
+    if (ctx.json) ctx.out << report.dump(2) << std::endl;
     if (first) throw Error(first->kind(), "some volumes were not dismounted (see above)");
     return 0;
   }

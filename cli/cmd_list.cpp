@@ -13,8 +13,19 @@ namespace {
 
 std::string protection_text(const mount::MountStatus& s) {
   if (!s.record.protect_hidden) return "off";
-  if (s.daemon.protection_triggered) return "TRIGGERED: a write into the hidden volume was refused; all writes fail";
+  if (s.daemon.protection_triggered)
+    return "TRIGGERED: a write into the hidden volume was refused (damage to the hidden volume prevented); all "
+           "writes fail" + (s.daemon.trigger_detail.empty() ? std::string() : " (" + s.daemon.trigger_detail + ")");
   return "on (not triggered)";
+}
+
+std::string read_only_text(const mount::MountStatus& s) {
+  if (s.record.read_only) return "yes";
+  if (s.filesystem_read_only)
+    return "yes: the filesystem is mounted read-only" +
+           (s.record.mount_helper == "fusefat" ? std::string(" (fusefat writes only with --fs-options rw+)")
+                                              : std::string(" (the volume itself is writable)"));
+  return "no";
 }
 
 std::string time_text(int64_t t) {
@@ -40,6 +51,10 @@ class ListCommand final : public Command {
   int execute(Context& ctx, const po::variables_map&) const override {
     mount::Registry reg;
     const auto all = mount::list_mounts(reg);
+    for (const auto& s : all)
+      if (s.record.protect_hidden && s.daemon.protection_triggered)
+        ctx.message("WARNING: hidden volume protection was triggered on slot " + std::to_string(s.record.slot) + " (" +
+                    s.record.volume + "): writes to it are refused; dismount it");
     if (ctx.json) {
       nlohmann::json a = nlohmann::json::array();
       for (const auto& s : all) {
@@ -56,7 +71,9 @@ class ListCommand final : public Command {
                      {"chain", r.chain},
                      {"prf", r.prf},
                      {"size", r.size},
-                     {"read_only", r.read_only},
+                     {"read_only", s.read_only()},
+                     {"volume_read_only", r.read_only},
+                     {"filesystem_read_only", s.filesystem_read_only},
                      {"hidden_protection", r.protect_hidden},
                      {"hidden_protection_triggered", s.daemon.protection_triggered},
                      {"hidden_protection_detail", s.daemon.trigger_detail},
@@ -87,7 +104,7 @@ class ListCommand final : public Command {
               << "\n"
               << "  volume:            " << r.format << " " << r.volume_type << ", " << format_bytes(r.size) << "\n"
               << "  encryption:        " << r.chain << ", " << r.prf << "\n"
-              << "  read-only:         " << (r.read_only ? "yes" : "no") << "\n"
+              << "  read-only:         " << read_only_text(s) << "\n"
               << "  hidden protection: " << protection_text(s) << "\n"
               << "  engine:            " << (r.engine.empty() ? "-" : r.engine) << "\n"
               << "  FUSE process:      " << (r.pid ? std::to_string(r.pid) : "-")

@@ -178,6 +178,7 @@ class MountCommand final : public Command {
                        std::to_string(req.protect_end) + ")");
     }
 
+    req.header_info = header_json(h, path).dump();
     mount::MountRecord rec = mount::mount_volume(req, fd, h);
     if (ctx.json) {
       ctx.out << record_json(rec).dump(2) << std::endl;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -93,6 +94,8 @@ class BatchProgress {
       if (now - last_total_ >= std::chrono::seconds(1) || u.finished) {
         last_total_ = now;
         json_total();
+      } else {
+        total_stale_ = true;
       }
       return;
     }
@@ -102,7 +105,8 @@ class BatchProgress {
 
   void finish() {
     std::lock_guard<std::mutex> lk(mu_);
-    if (mode_ == ProgressMode::Json && !rows_.empty()) json_total();
+    // The final total, unless the last update already printed it (once, not twice).
+    if (mode_ == ProgressMode::Json && !rows_.empty() && (total_stale_ || !total_printed_)) json_total();
     if (mode_ == ProgressMode::Tty && drawn_) draw(false);
   }
 
@@ -147,8 +151,13 @@ class BatchProgress {
   }
 
   void json_total() {
+    total_stale_ = false;
+    total_printed_ = true;
     uint64_t done, total, fresh;
     totals(done, total, fresh);
+    // Several containers finish (and finish() ends the batch) after the last byte: the final total once.
+    if (done == total && final_total_printed_) return;
+    final_total_printed_ = done == total;
     const double el = seconds(t0_, Clock::now());
     const double sp = el > 0.05 ? double(fresh) / el : 0;
     const uint64_t eta = sp > 0 && total > done ? uint64_t(double(total - done) / sp * 1000) : 0;
@@ -201,6 +210,8 @@ class BatchProgress {
   std::vector<Row> rows_;
   std::map<std::string, size_t> index_;
   Clock::time_point t0_, last_draw_, last_total_;
+  bool total_stale_ = false, total_printed_ = false;  // a row changed since the last total line
+  bool final_total_printed_ = false;
   bool drawn_ = false;
 };
 
@@ -562,6 +573,14 @@ class ReencryptCommand final : public Command {
   }
 
  private:
+  // "r1.hc: failed: in use": the reason without the container's name when the error message starts with it.
+  static void report_failure(const Context& ctx, const reenc::ItemResult& r) {
+    std::string reason = r.reason;
+    for (const std::string& name : {r.path, std::filesystem::absolute(r.path).string()})
+      if (reason.rfind(name + ": ", 0) == 0) reason.erase(0, name.size() + 2);
+    ctx.message(r.path + ": " + std::string(item_status_name(r.status)) + ": " + reason);
+  }
+
   static int summarize(Context& ctx, const std::vector<reenc::ItemResult>& results, double secs) {
     int code = 0;
     bool interrupted = false;
@@ -587,20 +606,17 @@ class ReencryptCommand final : public Command {
           j["resumed"] = r.resumed;
         }
         arr.push_back(j);
-        if (r.status != reenc::ItemStatus::Done)
-          ctx.message(r.path + ": " + std::string(item_status_name(r.status)) + ": " + r.reason);
+        if (r.status != reenc::ItemStatus::Done) report_failure(ctx, r);
         continue;
       }
-      ctx.out << r.path << ": " << item_status_name(r.status);
-      if (r.status == reenc::ItemStatus::Done) {
-        char buf[96];
-        std::snprintf(buf, sizeof buf, " in %.1f s, %s/s", s, format_bytes(uint64_t(speed)).c_str());
-        ctx.out << (r.resumed ? " (resumed)" : "") << " -- " << r.description << buf;
-      } else {
-        ctx.out << ": " << r.reason;
+      if (r.status != reenc::ItemStatus::Done) {  // once, on stderr; stdout has the results
+        report_failure(ctx, r);
+        continue;
       }
-      ctx.out << "\n";
-      if (r.status != reenc::ItemStatus::Done) ctx.message(r.path + ": " + std::string(item_status_name(r.status)) + ": " + r.reason);
+      char buf[96];
+      std::snprintf(buf, sizeof buf, " in %.1f s, %s/s", s, format_bytes(uint64_t(speed)).c_str());
+      ctx.out << r.path << ": " << item_status_name(r.status) << (r.resumed ? " (resumed)" : "") << " -- "
+              << r.description << buf << "\n";
     }
     if (interrupted) code = exit_code(ErrorKind::Interrupted);
     if (ctx.json) {

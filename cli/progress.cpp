@@ -28,6 +28,11 @@ std::string format_duration(double seconds) {
   return buf;
 }
 
+double progress_rate(uint64_t bytes, double elapsed) {
+  if (!(elapsed >= kMinRateSeconds)) return -1;
+  return double(bytes) / elapsed;
+}
+
 ProgressRenderer::ProgressRenderer(ProgressMode mode, std::ostream& err) : mode_(mode), err_(err) {}
 
 ProgressRenderer::~ProgressRenderer() {
@@ -68,7 +73,7 @@ void ProgressRenderer::finish(const ProgressUpdate& u) {
 
 void ProgressRenderer::render(const ProgressUpdate& u, bool final) {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const double speed = elapsed > 0 ? double(u.bytes_done) / elapsed : 0;
+  const double speed = progress_rate(u.bytes_done, elapsed);
   const double remaining = u.bytes_total > u.bytes_done ? double(u.bytes_total - u.bytes_done) : 0;
   const double eta = speed > 0 ? remaining / speed : -1;
   const double pct = u.bytes_total ? 100.0 * double(u.bytes_done) / double(u.bytes_total) : (final ? 100.0 : 0.0);
@@ -78,7 +83,7 @@ void ProgressRenderer::render(const ProgressUpdate& u, bool final) {
                         {"bytes_done", u.bytes_done},
                         {"bytes_total", u.bytes_total},
                         {"percent", std::round(pct * 10) / 10},
-                        {"bytes_per_second", std::round(speed)},
+                        {"bytes_per_second", speed >= 0 ? nlohmann::json(std::round(speed)) : nlohmann::json()},
                         {"elapsed_seconds", std::round(elapsed * 1000) / 1000},
                         {"finished", final}};
     if (!u.item.empty()) j["item"] = u.item;
@@ -94,7 +99,7 @@ void ProgressRenderer::render(const ProgressUpdate& u, bool final) {
   char line[256];
   std::snprintf(line, sizeof line, "%s%s%s  %s / %s  %5.1f%%  [%s]  %s/s  %s %s", u.item.empty() ? "" : u.item.c_str(),
                 u.item.empty() ? "" : ": ", u.phase.c_str(), format_bytes(u.bytes_done).c_str(),
-                format_bytes(u.bytes_total).c_str(), pct, bar.c_str(), format_bytes(uint64_t(speed)).c_str(),
+                format_bytes(u.bytes_total).c_str(), pct, bar.c_str(), speed >= 0 ? format_bytes(uint64_t(speed)).c_str() : "-",
                 final ? "in" : "ETA", format_duration(final ? elapsed : eta).c_str());
   std::string s = line;
   const size_t len = s.size();

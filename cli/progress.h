@@ -36,4 +36,10 @@ class ProgressRenderer {
 
 std::string format_duration(double seconds);  // "0:07", "1:02:03"
 
+// Bytes per second over `elapsed` seconds, or -1 (unknown) when the interval is too short to mean anything: a
+// final line right after the start (nothing was measured, e.g. a hidden volume whose area is not filled) must not
+// divide by a few microseconds.
+double progress_rate(uint64_t bytes, double elapsed);
+constexpr double kMinRateSeconds = 0.25;
+
 }  // namespace warpvol::cli

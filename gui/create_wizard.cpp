@@ -40,7 +40,7 @@ QWizardPage* make_page(const QString& title, const QString& sub) {
   return p;
 }
 
-const char* kFilesystems[] = {"none", "fat", "exfat", "ext4", "ntfs", "btrfs"};
+const char* kFilesystems[] = {"fat", "exfat", "ext4", "ntfs", "btrfs", "none"};
 
 }  // namespace
 
@@ -77,6 +77,22 @@ CreateWizard::CreateWizard(QWidget* parent) : QWizard(parent) {
       if (!f.isEmpty()) path_edit->setText(f);
     });
     setPage(PageLocation, p);
+  }
+  {  // outer volume (hidden volumes only)
+    auto* p = make_page(tr("Outer Volume"),
+                        tr("The outer volume's password: warpvol opens it and finds where its files end (FAT, exFAT, "
+                           "NTFS, ext4), so the hidden volume cannot overwrite them."));
+    auto* l = new QVBoxLayout(p);
+    outer_creds = new CredentialsWidget(false, false, p);
+    outer_creds->setObjectName("outer_credentials");
+    l->addWidget(outer_creds);
+    trust_size_box = new QCheckBox(tr("Trust the size: do not open the outer volume (its files in the hidden "
+                                      "volume's area are destroyed)"),
+                                   p);
+    trust_size_box->setObjectName("trust_size");
+    l->addWidget(trust_size_box);
+    connect(trust_size_box, &QCheckBox::toggled, outer_creds, &QWidget::setDisabled);
+    setPage(PageOuter, p);
   }
   {  // encryption
     auto* p = make_page(tr("Encryption Options"), tr("Encryption algorithm and hash (PRF) for the header key."));
@@ -129,10 +145,22 @@ CreateWizard::CreateWizard(QWidget* parent) : QWizard(parent) {
     auto* f = new QFormLayout(p);
     fs_combo = new QComboBox(p);
     for (const char* fs : kFilesystems) fs_combo->addItem(fs);
+    // FAT by default, as VeraCrypt on Linux; making one needs the loop device (root): otherwise none.
+    fs_combo->setCurrentText(mount::have_mount_privilege() ? "fat" : "none");
     f->addRow(tr("Filesystem:"), fs_combo);
     quick_box = new QCheckBox(tr("Quick format (do not fill the data area with encrypted data)"), p);
     f->addRow(QString(), quick_box);
     setPage(PageFilesystem, p);
+  }
+  {  // summary: the last page before anything is written
+    auto* p = make_page(tr("Summary"), tr("Nothing has been written yet. Create the volume with these settings?"));
+    auto* l = new QVBoxLayout(p);
+    summary_label = new QLabel(p);
+    summary_label->setObjectName("summary");
+    summary_label->setTextFormat(Qt::PlainText);
+    summary_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    l->addWidget(summary_label);
+    setPage(PageSummary, p);
   }
   {  // progress
     auto* p = make_page(tr("Creating"), tr("The data area is being filled with encrypted data."));
@@ -165,6 +193,12 @@ CreateWizard::CreateWizard(QWidget* parent) : QWizard(parent) {
       QStorageInfo st(folder);
       free_label->setText(st.isValid() ? format_size(quint64(st.bytesAvailable())) : tr("unknown"));
     }
+    if (id == PageSummary) {
+      summary_label->setText(summary());
+      setButtonText(QWizard::NextButton, tr("Create"));
+    } else {
+      setButtonText(QWizard::NextButton, tr("&Next >"));
+    }
     if (id == PageProgress) start_creation();
   });
 }
@@ -177,10 +211,44 @@ QString CreateWizard::page_error() const { return error_label->text(); }
 
 int CreateWizard::nextId() const {
   switch (currentId()) {
+    case PageType: return PageLocation;
+    case PageLocation: return hidden_radio->isChecked() ? PageOuter : PageEncryption;
+    case PageOuter: return PageEncryption;
+    case PageEncryption: return PageSize;
+    case PageSize: return PagePassword;
+    case PagePassword: return PageFilesystem;
+    case PageFilesystem: return PageSummary;
+    case PageSummary: return PageProgress;
     case PageProgress: return created_ ? PageDone : -1;
-    case PageDone: return -1;
-    default: return QWizard::nextId();
+    default: return -1;
   }
+}
+
+QString CreateWizard::summary() const {
+  const CreateOptions o = options();
+  QStringList l;
+  const bool hidden = o.type == CreateType::Hidden;
+  l << tr("Volume type:\t%1").arg(hidden ? tr("hidden, inside the outer volume") : tr("standard"));
+  l << tr("Container:\t%1").arg(path_edit->text());
+  if (hidden)
+    l << tr("Outer volume:\t%1").arg(o.outer ? tr("opened with its password; its filesystem is analysed and used "
+                                                 "space is refused")
+                                            : tr("NOT checked (trust the size): outer files in the hidden area are "
+                                                 "destroyed"));
+  l << tr("Encryption:\t%1").arg(chain_combo->currentText());
+  l << tr("Hash:\t%1").arg(prf_combo->currentText());
+  l << tr("Size:\t%1 (%2 bytes)%3")
+           .arg(format_size(o.size))
+           .arg(o.size)
+           .arg(hidden ? tr(", at the end of the outer volume") : QString());
+  l << tr("Password:\t%1").arg(o.credentials.password.empty() ? tr("none (keyfiles only)") : tr("set"));
+  l << tr("Keyfiles:\t%1").arg(o.credentials.keyfiles.size());
+  l << tr("PIM:\t%1").arg(o.pim > 0 ? QString::number(o.pim) : tr("default"));
+  l << tr("Filesystem:\t%1").arg(filesystem() == "none" ? tr("none (unformatted)") : filesystem().toUpper());
+  l << tr("Data area:\t%1").arg(o.quick ? (hidden ? tr("not filled (the outer volume's fill is kept)")
+                                                  : tr("quick: not filled"))
+                                        : tr("filled with encrypted random data"));
+  return l.join("\n");
 }
 
 bool CreateWizard::validateCurrentPage() {
@@ -206,6 +274,12 @@ bool CreateWizard::validateCurrentPage() {
       break;
     }
     case PagePassword: e = creds->validate(); break;
+    case PageOuter:
+      if (!trust_size_box->isChecked()) {
+        if (const QString why = outer_creds->validate(); !why.isEmpty())
+          e = tr("Outer volume: %1 (Or choose to trust the size.)").arg(why);
+      }
+      break;
     case PageFilesystem:
       if (filesystem() != "none") {
         try {
@@ -235,6 +309,11 @@ CreateOptions CreateWizard::options() const {
   o.credentials = creds->credentials();
   o.pim = o.credentials.pim;
   o.quick = quick_box->isChecked() || hidden_radio->isChecked();
+  if (hidden_radio->isChecked() && !trust_size_box->isChecked()) {
+    OpenOptions outer;
+    outer.credentials = outer_creds->credentials();
+    o.outer = outer;
+  }
   return o;
 }
 
@@ -257,12 +336,13 @@ void CreateWizard::start_creation() {
     const auto& u = shared->last;
     if (!u.bytes_total) return;
     progress_bar->setValue(int(1000.0 * double(u.bytes_done) / double(u.bytes_total)));
-    const double secs = std::max(0.001, clock.elapsed() / 1000.0);
-    const double speed = double(u.bytes_done) / secs;
+    // No rate from an interval too short to measure (a hidden volume "finishes" at once).
+    const double secs = clock.elapsed() / 1000.0;
+    const double speed = secs >= 0.25 ? double(u.bytes_done) / secs : 0;
     const double eta = speed > 0 ? double(u.bytes_total - u.bytes_done) / speed : 0;
     progress_label->setText(tr("%1: %2 of %3, %4/s, ETA %5 s")
                                 .arg(QString::fromStdString(u.phase), format_size(u.bytes_done),
-                                     format_size(u.bytes_total), format_size(quint64(speed)))
+                                     format_size(u.bytes_total), speed > 0 ? format_size(quint64(speed)) : QString("-"))
                                 .arg(int(eta)));
   });
   timer->start(200);

@@ -1,6 +1,8 @@
-// Volume creation wizard, VeraCrypt's order: type -> location -> encryption and hash (with a Benchmark button) ->
-// size (free-space check) -> password/keyfiles/PIM (strength hint, confirmation) -> filesystem -> progress (phase,
-// speed, ETA, Cancel removes the partial file) -> done.
+// Volume creation wizard, VeraCrypt's order: type -> location -> (hidden: the outer volume's credentials, so its
+// filesystem is analysed; "trust the size" is an explicit choice) -> encryption and hash (with a Benchmark button)
+// -> size (free-space check) -> password/keyfiles/PIM (strength hint, confirmation) -> filesystem (FAT by default,
+// as VeraCrypt on Linux) -> summary (nothing is written before it) -> progress (phase, speed, ETA, Cancel removes
+// the partial file) -> done.
 #pragma once
 #include <QFutureWatcher>
 #include <QWizard>
@@ -23,7 +25,19 @@ namespace warpvol::gui {
 
 class CredentialsWidget;
 
-enum WizardPage { PageType, PageLocation, PageEncryption, PageSize, PagePassword, PageFilesystem, PageProgress, PageDone };
+// Page ids; the order of the flow is nextId()'s, not the ids'.
+enum WizardPage {
+  PageType,
+  PageLocation,
+  PageEncryption,
+  PageSize,
+  PagePassword,
+  PageFilesystem,
+  PageProgress,
+  PageDone,
+  PageOuter,
+  PageSummary
+};
 
 class CreateWizard : public QWizard {
   Q_OBJECT
@@ -56,6 +70,11 @@ class CreateWizard : public QWizard {
   QPushButton* cancel_button = nullptr;
   QLabel* done_label = nullptr;
   QLabel* error_label = nullptr;
+  CredentialsWidget* outer_creds = nullptr;  // PageOuter
+  QCheckBox* trust_size_box = nullptr;       // PageOuter: skip the outer filesystem check
+  QLabel* summary_label = nullptr;           // PageSummary
+  // The summary page's text (what will be written).
+  QString summary() const;
 
   bool validateCurrentPage() override;
   int nextId() const override;

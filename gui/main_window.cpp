@@ -11,6 +11,7 @@
 #include <QFileSystemWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
@@ -28,9 +29,11 @@
 #include "gui/benchmark_dialog.h"
 #include "gui/create_wizard.h"
 #include "gui/credentials_widget.h"
+#include "gui/desktop_notify.h"
 #include "gui/mount_dialog.h"
 #include "gui/operations.h"
 #include "gui/reencrypt_dialog.h"
+#include "gui/resources.h"
 #include "gui/simple_dialogs.h"
 
 namespace warpvol::gui {
@@ -38,6 +41,7 @@ namespace warpvol::gui {
 MainWindow::MainWindow(std::shared_ptr<DialogFactory> dialogs, std::shared_ptr<Settings> settings,
                        SlotModel::Source source, QWidget* parent)
     : QMainWindow(parent), dialogs_(std::move(dialogs)), settings_(std::move(settings)) {
+  init_resources();
   setWindowTitle("warpvol");
   setWindowIcon(QIcon(":/icons/warpvol.svg"));
   setAcceptDrops(true);
@@ -52,7 +56,17 @@ MainWindow::MainWindow(std::shared_ptr<DialogFactory> dialogs, std::shared_ptr<S
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->horizontalHeader()->setSectionResizeMode(SlotModel::Container, QHeaderView::Stretch);
+  // The state ("hidden protected (TRIGGERED: ...)") must be readable in full, never elided.
+  table_->horizontalHeader()->setSectionResizeMode(SlotModel::State, QHeaderView::ResizeToContents);
+  table_->setTextElideMode(Qt::ElideMiddle);
   table_->verticalHeader()->hide();
+  // A triggered hidden-volume protection is said in words above the table, not only in a column.
+  protection_banner_ = new QLabel(central);
+  protection_banner_->setObjectName("protection_banner");
+  protection_banner_->setWordWrap(true);
+  protection_banner_->setStyleSheet("QLabel { color: white; background: #b00020; padding: 6px; font-weight: bold; }");
+  protection_banner_->hide();
+  l->addWidget(protection_banner_);
   l->addWidget(table_, 1);
 
   auto* row = new QHBoxLayout;
@@ -139,13 +153,49 @@ void MainWindow::remember(const QString& path) {
   if (!settings_->never_save_history() && path_->findText(path) < 0) path_->insertItem(0, path);
 }
 
-void MainWindow::refresh() { model_->refresh(); }
+void MainWindow::refresh() {
+  model_->refresh();
+  notify_triggered_protections();
+}
+
+void MainWindow::notify_triggered_protections() {
+  QStringList banner;
+  for (const SlotRow& r : model_->rows())
+    if (r.protection_triggered)
+      banner << tr("Slot %1 (%2): hidden volume protection TRIGGERED. A write into the hidden volume was refused "
+                   "(damage to the hidden volume prevented); every write to this outer volume now fails: dismount "
+                   "it.")
+                    .arg(r.slot)
+                    .arg(QFileInfo(r.container).fileName());
+  protection_banner_->setText(banner.join("\n"));
+  protection_banner_->setVisible(!banner.isEmpty());
+  for (const SlotRow& r : model_->rows()) {
+    if (!r.protection_triggered) continue;
+    const QString key = QString("%1:%2:%3").arg(r.slot).arg(r.container).arg(r.mounted_at);
+    if (notified_.contains(key)) continue;
+    notified_.insert(key);
+    const QString text = tr("Hidden volume protection was triggered on slot %1 (%2): a write into the hidden volume "
+                            "was refused, so damage to the hidden volume was prevented. Every further write to the "
+                            "outer volume fails; dismount it.")
+                             .arg(r.slot)
+                             .arg(r.container);
+    notify_desktop(tray_, tr("warpvol: damage to hidden volume prevented"), text, true);
+    emit protection_triggered(r.slot, text);
+  }
+}
 
 int MainWindow::selected_slot() const {
   auto rows = table_->selectionModel()->selectedRows();
   if (rows.isEmpty()) return 0;
   const SlotRow* r = model_->row_at(rows.first().row());
   return r ? r->slot : 0;
+}
+
+QString MainWindow::target_volume() const {
+  auto rows = table_->selectionModel()->selectedRows();
+  if (!rows.isEmpty())
+    if (const SlotRow* r = model_->row_at(rows.first().row()); r && !r->container.isEmpty()) return r->container;
+  return volume_path();
 }
 
 void MainWindow::run_busy(const QString& what, std::function<void()> fn, std::function<void(const QString&)> on_done) {
@@ -227,7 +277,22 @@ void MainWindow::create_volume() {
 }
 
 void MainWindow::show_properties() {
-  const QString volume = volume_path();
+  // A mounted volume: its record has the header as it was opened; no password needed.
+  if (const int slot = selected_slot()) {
+    std::optional<mount::MountRecord> rec;
+    try {
+      rec = mount::Registry().load(slot);
+    } catch (const std::exception&) {
+    }
+    if (rec) {
+      if (auto props = mounted_volume_properties(*rec)) {
+        PropertiesDialog pd(QString::fromStdString(rec->volume), *props, this);
+        dialogs_->run(pd);
+        return;
+      }
+    }
+  }
+  const QString volume = target_volume();
   if (volume.isEmpty()) return dialogs_->message(this, tr("Properties"), tr("Select a volume first."), true);
   CredentialsDialog cd(tr("Open %1").arg(volume), this);
   if (!dialogs_->run(cd)) return;
@@ -249,7 +314,7 @@ void MainWindow::show_benchmark() {
 }
 
 void MainWindow::change_credentials() {
-  const QString volume = volume_path();
+  const QString volume = target_volume();
   if (volume.isEmpty()) return dialogs_->message(this, tr("Change"), tr("Select a volume first."), true);
   ChangeDialog d(volume, this);
   if (!dialogs_->run(d)) return;
@@ -262,7 +327,7 @@ void MainWindow::change_credentials() {
 }
 
 void MainWindow::header_backup_restore() {
-  const QString volume = volume_path();
+  const QString volume = target_volume();
   if (volume.isEmpty()) return dialogs_->message(this, tr("Headers"), tr("Select a volume first."), true);
   HeaderBackupDialog d(volume, this);
   if (!dialogs_->run(d)) return;

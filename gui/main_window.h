@@ -4,6 +4,7 @@
 #pragma once
 #include <QFutureWatcher>
 #include <QMainWindow>
+#include <QSet>
 #include <functional>
 #include <memory>
 
@@ -18,6 +19,7 @@ class QPushButton;
 class QFileSystemWatcher;
 class QSystemTrayIcon;
 class QMenu;
+class QLabel;
 
 namespace warpvol::gui {
 
@@ -30,11 +32,14 @@ class MainWindow : public QMainWindow {
   void set_volume_path(const QString& p);
   SlotModel* model() const { return model_; }
   QTableView* table() const { return table_; }
+  QLabel* protection_banner() const { return protection_banner_; }
   QComboBox* path_combo() const { return path_; }
   DialogFactory& dialogs() { return *dialogs_; }
   // Runs fn on a worker thread; on_done(error message or empty) back on the UI thread. Returns at once.
   void run_busy(const QString& what, std::function<void()> fn, std::function<void(const QString&)> on_done);
   bool busy() const { return busy_; }
+  // The volume an action works on: the selected row's container when a mounted row is selected, else the path box.
+  QString target_volume() const;
 
  public slots:
   void select_file();
@@ -51,6 +56,8 @@ class MainWindow : public QMainWindow {
 
  signals:
   void operation_finished(const QString& error);
+  // Hidden-volume protection of a mounted slot refused a write (emitted once per slot and mount, on refresh).
+  void protection_triggered(int slot, const QString& message);
 
  protected:
   void dragEnterEvent(QDragEnterEvent* e) override;
@@ -62,6 +69,7 @@ class MainWindow : public QMainWindow {
   void rebuild_tray_menu();
   int selected_slot() const;
   void remember(const QString& path);
+  void notify_triggered_protections();
   std::shared_ptr<DialogFactory> dialogs_;
   std::shared_ptr<Settings> settings_;
   SlotModel* model_;
@@ -69,9 +77,11 @@ class MainWindow : public QMainWindow {
   QComboBox* path_;
   QCheckBox* never_history_;
   QFileSystemWatcher* watcher_;
+  QLabel* protection_banner_ = nullptr;
   QSystemTrayIcon* tray_ = nullptr;
   QMenu* tray_menu_ = nullptr;
   bool busy_ = false;
+  QSet<QString> notified_;  // "slot:container:mounted" of mounts whose triggered protection was announced
 };
 
 }  // namespace warpvol::gui

@@ -35,6 +35,7 @@ mount::MountRecord mount_volume(const MountParams& p) {
   req.fs_options = p.fs_options.toStdString();
   req.mount_point = p.mount_point.toStdString();
   req.engine = p.engine;
+  req.header_info = cli::header_json(h, path).dump();
   if (p.protect_hidden) {
     if (h.slot == SlotKind::Hidden)
       throw Error(ErrorKind::Usage, "the password opened the hidden volume itself: protection needs the outer "
@@ -106,14 +107,43 @@ std::vector<std::string> dismount_all(bool force) {
   return failures;
 }
 
+namespace {
+template <class Json>
+std::vector<std::pair<QString, QString>> properties_from_json(const Json& j) {
+  std::vector<std::pair<QString, QString>> out;
+  for (const auto& [k, v] : j.items()) {
+    QString value = v.is_string() ? QString::fromStdString(v.template get<std::string>()) : QString::fromStdString(v.dump());
+    out.emplace_back(QString::fromStdString(k), value);
+  }
+  return out;
+}
+}  // namespace
+
 std::vector<std::pair<QString, QString>> volume_properties(const QString& volume, const OpenOptions& open) {
   auto file = cli::open_volume_file(volume.toStdString());
   OpenedHeader h = open_header(*file, open);
-  std::vector<std::pair<QString, QString>> out;
-  for (const auto& [k, v] : cli::header_json(h, volume.toStdString()).items()) {
-    QString value = v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString::fromStdString(v.dump());
-    out.emplace_back(QString::fromStdString(k), value);
+  // items() iterates a view into the JSON object: the object must outlive the loop, so it is a named local.
+  const nlohmann::ordered_json j = cli::header_json(h, volume.toStdString());
+  return properties_from_json(j);
+}
+
+std::optional<std::vector<std::pair<QString, QString>>> mounted_volume_properties(const mount::MountRecord& rec) {
+  if (rec.header_info.empty()) return std::nullopt;
+  nlohmann::ordered_json j;
+  try {
+    j = nlohmann::ordered_json::parse(rec.header_info);
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
   }
+  if (!j.is_object()) return std::nullopt;
+  auto out = properties_from_json(j);
+  // What only the mount knows.
+  out.emplace_back(QObject::tr("mounted in slot"), QString::number(rec.slot));
+  out.emplace_back(QObject::tr("mount point"), QString::fromStdString(rec.mount_point.empty() ? rec.plaintext_device
+                                                                                             : rec.mount_point));
+  out.emplace_back(QObject::tr("filesystem"), QString::fromStdString(rec.filesystem));
+  out.emplace_back(QObject::tr("read-only"), rec.read_only ? QObject::tr("yes") : QObject::tr("no"));
+  out.emplace_back(QObject::tr("engine"), QString::fromStdString(rec.engine));
   return out;
 }
 

@@ -31,6 +31,10 @@ std::vector<std::string> dismount_all(bool force);
 // The header of a volume (Properties), as the key/value pairs `warpvol info --json` prints.
 std::vector<std::pair<QString, QString>> volume_properties(const QString& volume, const OpenOptions& open);
 
+// Properties of a mounted volume from its mount record (the header as it was opened at mount time, plus the
+// mount's own facts); nullopt when the record predates that information (then the password is asked for).
+std::optional<std::vector<std::pair<QString, QString>>> mounted_volume_properties(const mount::MountRecord& rec);
+
 // Why mounting may not work for this user, in one sentence; empty when it can.
 QString privilege_problem();
 

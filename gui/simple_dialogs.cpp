@@ -48,6 +48,7 @@ PropertiesDialog::PropertiesDialog(const QString& volume, const std::vector<std:
   auto* l = new QVBoxLayout(this);
   table_ = new QTableWidget(int(props.size()), 2, this);
   table_->setHorizontalHeaderLabels({tr("Property"), tr("Value")});
+  table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
   for (size_t i = 0; i < props.size(); ++i) {
     table_->setItem(int(i), 0, new QTableWidgetItem(props[i].first));

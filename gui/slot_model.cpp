@@ -1,5 +1,6 @@
 #include "gui/slot_model.h"
 
+#include <QColor>
 #include <QLocale>
 
 #include "core/mount/mounter.h"
@@ -27,12 +28,17 @@ QVariant SlotModel::data(const QModelIndex& index, int role) const {
         QStringList s;
         s << r.status;
         if (r.read_only) s << tr("read-only");
-        if (r.protect_hidden) s << (r.protection_triggered ? tr("hidden protected (TRIGGERED)") : tr("hidden protected"));
+        if (r.protect_hidden)
+          s << (r.protection_triggered ? tr("PROTECTION TRIGGERED") : tr("hidden protected"));
         return s.join(", ");
       }
     }
   }
   if (role == Qt::ToolTipRole && index.column() == Container) return r.container;
+  if (role == Qt::ToolTipRole && index.column() == State && r.protection_triggered)
+    return tr("A write into the hidden volume was refused (damage to the hidden volume prevented); every write to "
+              "this outer volume fails from then on. %1").arg(r.trigger_detail);
+  if (role == Qt::ForegroundRole && index.column() == State && r.protection_triggered) return QColor(Qt::red);
   if (role == Qt::UserRole) return r.slot;
   return {};
 }
@@ -60,7 +66,7 @@ void SlotModel::refresh() {
   // Reset only when something changed, so selections survive the periodic refresh.
   auto same = [](const SlotRow& a, const SlotRow& b) {
     return a.slot == b.slot && a.container == b.container && a.mount_point == b.mount_point &&
-           a.status == b.status && a.protection_triggered == b.protection_triggered && a.read_only == b.read_only &&
+           a.status == b.status && a.protection_triggered == b.protection_triggered && a.mounted_at == b.mounted_at && a.read_only == b.read_only &&
            a.size == b.size;
   };
   if (fresh.size() == rows_.size() && std::equal(fresh.begin(), fresh.end(), rows_.begin(), same)) return;
@@ -82,9 +88,11 @@ std::vector<SlotRow> registry_rows() {
       row.mount_point = QString::fromStdString(r.mount_point.empty() ? r.plaintext_device : r.mount_point);
       row.chain = QString::fromStdString(r.chain);
       row.engine = QString::fromStdString(r.engine);
-      row.read_only = r.read_only;
+      row.read_only = st.read_only();
       row.protect_hidden = r.protect_hidden;
       row.protection_triggered = st.daemon.protection_triggered;
+      row.trigger_detail = QString::fromStdString(st.daemon.trigger_detail);
+      row.mounted_at = r.mounted_at;
       row.status = QString::fromStdString(st.status());
       out.push_back(row);
     }
@@ -94,6 +102,6 @@ std::vector<SlotRow> registry_rows() {
   return out;
 }
 
-QString format_size(quint64 bytes) { return QLocale().formattedDataSize(qint64(bytes), 1, QLocale::DataSizeTraditionalFormat); }
+QString format_size(quint64 bytes) { return QLocale().formattedDataSize(qint64(bytes), 1, QLocale::DataSizeIecFormat); }
 
 }  // namespace warpvol::gui

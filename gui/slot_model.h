@@ -19,6 +19,8 @@ struct SlotRow {
   bool protect_hidden = false;
   bool protection_triggered = false;
   QString status;        // "mounted", "FUSE process dead", ...
+  QString trigger_detail;  // which write triggered the protection
+  qint64 mounted_at = 0;   // tells two mounts of the same container in the same slot apart
 };
 
 class SlotModel : public QAbstractTableModel {

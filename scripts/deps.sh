@@ -2,7 +2,8 @@
 # warpvol's Debian/Ubuntu packages -- the ONE list, sourced by scripts/run.sh and scripts/test.sh.
 #   build:   build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev
 #            libssl-dev nlohmann-json3-dev libfuse3-dev
-#   run:     fuse3 (mount)
+#   run:     fuse3 (mount); exfatprogs ntfs-3g (create --filesystem exfat|ntfs; ntfs-3g also mounts NTFS where the
+#            kernel has no driver) exfat-fuse (mounts exFAT where the kernel has none)
 #   tests:   mtools dosfstools e2fsprogs fio fusefat python3-botan python3-cryptography (the independent oracles)
 #            xvfb desktop-file-utils dbus-daemon (a private system bus for the GUI's udisks2 test)
 #   GUI:     qt6-base-dev qt6-charts-dev libqt6opengl6-dev (Qt6Charts' CMake package needs it; with
@@ -12,7 +13,7 @@ WARPVOL_PACKAGES=(
   build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev libssl-dev
   nlohmann-json3-dev libfuse3-dev fuse3 mtools python3-botan python3-cryptography qt6-base-dev qt6-charts-dev
   libqt6opengl6-dev libqt6svg6 qt6-qpa-plugins xvfb desktop-file-utils fio e2fsprogs dosfstools fusefat dbus-daemon
-  dpkg-dev man-db
+  dpkg-dev man-db exfatprogs ntfs-3g exfat-fuse
 )
 
 WARPVOL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

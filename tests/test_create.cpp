@@ -404,7 +404,7 @@ TEST_CASE("import then export returns the raw image plus the reported zero paddi
 TEST_CASE("create -> info --json -> export through the binary", "[create][cli]") {
   TempDir dir;
   const std::string v = dir.file("cli.hc");
-  auto r = run_warpvol({"create", v, "--size", "1M", "--encryption", "serpent-twofish-aes", "--hash", "blake2s",
+  auto r = run_warpvol({"create", "--filesystem", "none", v, "--size", "1M", "--encryption", "serpent-twofish-aes", "--hash", "blake2s",
                         "--pim", "1", "--password-stdin", "--non-interactive"},
                        "cli-password-123\n");
   INFO(r.err);
@@ -433,7 +433,7 @@ TEST_CASE("create -> info --json -> export through the binary", "[create][cli]")
   CHECK(!std::equal(plain.begin(), plain.end(), cipher.begin() + 131072));
   // --quick: nothing written to the data area (reads as zeros on disk).
   const std::string q = dir.file("q.hc");
-  auto rq = run_warpvol({"create", q, "--size", "512K", "--quick", "--pim", "1", "--password-stdin"}, "quick-pw\n");
+  auto rq = run_warpvol({"create", "--filesystem", "none", q, "--size", "512K", "--quick", "--pim", "1", "--password-stdin"}, "quick-pw\n");
   REQUIRE(rq.code == 0);
   auto qb = file_bytes(q);
   CHECK(std::all_of(qb.begin() + 131072, qb.end() - 131072, [](uint8_t b) { return b == 0; }));
@@ -471,6 +471,7 @@ TEST_CASE("create: bad option values are usage errors (exit 1) and write nothing
   };
   for (const auto& extra : bad) {
     std::vector<std::string> args = {"create", v, "--password-stdin", "--non-interactive"};
+    if (extra.empty() || extra[0] != "--filesystem") args.insert(args.end(), {"--filesystem", "none"});
     bool has_size = false;
     for (const auto& a : extra) has_size |= a == "--size";
     if (!has_size) args.insert(args.end(), {"--size", "1M"});
@@ -482,25 +483,25 @@ TEST_CASE("create: bad option values are usage errors (exit 1) and write nothing
     CHECK(dir_entries(dir.path().string()) == std::vector<std::string>{"exists.key"});
   }
   // Missing --size, missing password, empty password: usage errors too.
-  CHECK(run_warpvol({"create", v, "--password-stdin"}, "pw\n").code == 1);
-  CHECK(run_warpvol({"create", v, "--size", "1M", "--non-interactive"}).code == 1);
-  CHECK(run_warpvol({"create", v, "--size", "1M", "--password-stdin"}, "\n").code == 1);
+  CHECK(run_warpvol({"create", "--filesystem", "none", v, "--password-stdin"}, "pw\n").code == 1);
+  CHECK(run_warpvol({"create", "--filesystem", "none", v, "--size", "1M", "--non-interactive"}).code == 1);
+  CHECK(run_warpvol({"create", "--filesystem", "none", v, "--size", "1M", "--password-stdin"}, "\n").code == 1);
   CHECK(dir_entries(dir.path().string()) == std::vector<std::string>{"exists.key"});
   // An existing file is refused (exit 5) and left alone without --force.
-  auto r = run_warpvol({"create", kf, "--size", "1M", "--pim", "1", "--password-stdin"}, "pw-12345\n");
+  auto r = run_warpvol({"create", "--filesystem", "none", kf, "--size", "1M", "--pim", "1", "--password-stdin"}, "pw-12345\n");
   CHECK(r.code == 5);
   CHECK(file_bytes(kf) == pattern(64, 1));
   // A folder that does not exist, and a size above the free space: I/O errors before any write.
-  CHECK(run_warpvol({"create", dir.file("no/such/dir.hc"), "--size", "1M", "--password-stdin"}, "pw\n").code == 3);
+  CHECK(run_warpvol({"create", "--filesystem", "none", dir.file("no/such/dir.hc"), "--size", "1M", "--password-stdin"}, "pw\n").code == 3);
   struct statvfs vfs;
   REQUIRE(statvfs(dir.path().c_str(), &vfs) == 0);
   const uint64_t too_big = (uint64_t(vfs.f_bavail) * vfs.f_frsize / 4096 + 262144) * 4096;
-  auto big = run_warpvol({"create", v, "--size", std::to_string(too_big), "--pim", "1", "--password-stdin"}, "pw\n");
+  auto big = run_warpvol({"create", "--filesystem", "none", v, "--size", std::to_string(too_big), "--pim", "1", "--password-stdin"}, "pw\n");
   CHECK(big.code == 3);
   CHECK(big.err.find("free space") != std::string::npos);
   CHECK(dir_entries(dir.path().string()) == std::vector<std::string>{"exists.key"});
   // --force replaces.
-  auto f = run_warpvol({"create", kf, "--size", "512K", "--quick", "--force", "--pim", "1", "--password-stdin"},
+  auto f = run_warpvol({"create", "--filesystem", "none", kf, "--size", "512K", "--quick", "--force", "--pim", "1", "--password-stdin"},
                        "pw-12345\n");
   CHECK(f.code == 0);
   CHECK(file_size(kf) == 524288);
@@ -567,9 +568,9 @@ TEST_CASE("create on a block device: needs --force, uses the whole device and it
     std::string d;
     ~Detach() { (void)std::system(("losetup -d " + d).c_str()); }
   } detach{dev};
-  auto r = run_warpvol({"create", dev, "--pim", "1", "--password-stdin"}, "device-password\n");
+  auto r = run_warpvol({"create", "--filesystem", "none", dev, "--pim", "1", "--password-stdin"}, "device-password\n");
   CHECK(r.code == 5);
-  r = run_warpvol({"create", dev, "--pim", "1", "--password-stdin", "--force", "--encryption", "twofish"},
+  r = run_warpvol({"create", "--filesystem", "none", dev, "--pim", "1", "--password-stdin", "--force", "--encryption", "twofish"},
                   "device-password\n");
   INFO(r.err);
   REQUIRE(r.code == 0);
@@ -577,7 +578,7 @@ TEST_CASE("create on a block device: needs --force, uses the whole device and it
   CHECK(h.fields.sector_size == 4096);
   CHECK(h.data_size == (2u << 20) - 262144);
   CHECK(h.chain == ChainId::Twofish);
-  CHECK(run_warpvol({"create", dev, "--pim", "1", "--password-stdin", "--force", "--sector-size", "512"},
+  CHECK(run_warpvol({"create", "--filesystem", "none", dev, "--pim", "1", "--password-stdin", "--force", "--sector-size", "512"},
                     "device-password\n").code == 1);
 }
 

@@ -179,7 +179,20 @@ CreateResult create_hidden(const CreateOptions& opt, CreatePlan plan) {
     auto outer_file = open_file(opt.path, OpenMode::ReadOnly);
     OpenOptions oo = *opt.outer;
     oo.slot = SlotKind::Normal;
-    OpenedHeader oh = open_header(*outer_file, oo);
+    const Credentials& oc = oo.credentials;
+    if (oc.password.size() == opt.credentials.password.size() && oc.keyfiles == opt.credentials.keyfiles &&
+        std::equal(oc.password.data(), oc.password.data() + oc.password.size(), opt.credentials.password.data()))
+      throw Error(ErrorKind::Usage, "the hidden volume's password and keyfiles must differ from the outer volume's "
+                                    "(the same credentials would open only one of them)");
+    OpenedHeader oh = [&] {
+      try {
+        return open_header(*outer_file, oo);
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Auth) throw;
+        throw Error(ErrorKind::Auth, "the OUTER volume's password, PIM or keyfiles do not open " + opt.path +
+                                         " (nothing was written; the hidden volume's password was not used yet)");
+      }
+    }();
     if (oh.fields.sector_size != opt.sector_size)
       throw Error(ErrorKind::Usage, "the outer volume's sector size is " + std::to_string(oh.fields.sector_size) +
                                         "; the hidden volume must use the same (--sector-size)");
@@ -188,9 +201,13 @@ CreateResult create_hidden(const CreateOptions& opt, CreatePlan plan) {
     OuterFsInfo fs = scan_outer_filesystem(
         [&outer](uint64_t off, uint8_t* buf, size_t len) { outer.read(off, buf, len); }, outer.size());
     if (!fs.understood)
-      throw Error(ErrorKind::Usage, "the outer volume holds a " + fs.type +
-                                        " filesystem; warpvol cannot yet find its last used byte, so it cannot "
-                                        "place the hidden volume safely (FAT and filesystem-less outers only)");
+      throw Error(ErrorKind::Usage,
+                  (fs.type == "none" ? std::string("no filesystem that warpvol can analyse was found on the outer volume")
+                                     : "the outer volume holds a " + fs.type + " filesystem, whose used space warpvol "
+                                       "cannot analyse") +
+                      " (it analyses FAT, exFAT, NTFS and ext2/3/4), so it cannot place the hidden volume safely; "
+                      "nothing was written. If the outer volume has no filesystem, or you know where its data ends, "
+                      "use --trust-size");
     const uint64_t used_end_host = outer.header().data_offset + fs.used_end;
     if (used_end_host > plan.hidden.data_start) {
       const uint64_t max_s = H - kHeaderGroupSize > used_end_host

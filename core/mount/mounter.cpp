@@ -74,6 +74,41 @@ std::vector<std::string> mount_points() {
   return v;
 }
 
+// Mount points that are read-only, per mountinfo: the per-mount options (field 6) or the filesystem's own options
+// (after the " - " separator) say "ro". A FUSE helper that only reads (fusefat without rw+) shows up here although
+// the volume itself was mounted read-write.
+std::vector<std::string> read_only_mount_points() {
+  std::vector<std::string> v;
+  std::optional<std::string> t;
+  try {
+    t = read_small_file("/proc/self/mountinfo");
+  } catch (const Error&) {
+    return v;
+  }
+  if (!t) return v;
+  auto has_ro = [](const std::string& opts) {
+    std::istringstream os(opts);
+    std::string o;
+    while (std::getline(os, o, ','))
+      if (o == "ro") return true;
+    return false;
+  };
+  std::istringstream in(*t);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string id, parent, devno, root, mp, mount_opts, field;
+    if (!(ls >> id >> parent >> devno >> root >> mp >> mount_opts)) continue;
+    bool ro = has_ro(mount_opts);
+    while (ls >> field && field != "-") {
+    }
+    std::string fstype, source, super_opts;
+    if (ls >> fstype >> source >> super_opts) ro = ro || has_ro(super_opts);
+    if (ro) v.push_back(unescape_mountinfo(mp));
+  }
+  return v;
+}
+
 // Absolute, normalised path without touching the filesystem beyond what exists (a dead FUSE mount must not hang
 // or fail us).
 std::string absolute_path(const std::string& p) {
@@ -408,6 +443,7 @@ MountRecord mount_volume(const MountRequest& req, int container_fd, const Opened
   rec.prf = prf_name(h.kdf);
   rec.size = h.data_size;
   rec.uid = ::getuid();
+  rec.header_info = req.header_info;
   {
     auto lock = reg.lock();
     for (const auto& r : reg.load_all()) {
@@ -476,8 +512,20 @@ MountRecord mount_volume(const MountRequest& req, int container_fd, const Opened
           say(req.notice, "this kernel has no vfat driver: mounting through fusefat, read-only (its write support "
                           "is experimental: add --fs-options rw+ to enable it)");
         say(req.verbose, "mounting " + fstype + " with the FUSE helper " + helper->program);
+        // exfat-fuse started by root mounts with FUSE's blkdev option, which refuses a regular file ("Block device
+        // required"): it gets a loop device over the plaintext file, detached (autoclear) when the helper exits.
+        std::optional<LoopDevice> helper_loop;
+        std::string device = rec.plaintext_device;
+        if (helper->name.find("exfat-fuse") != std::string::npos && ::geteuid() == 0) {
+          helper_loop.emplace(LoopDevice::attach(rec.plaintext_device, req.read_only, h.fields.sector_size,
+                                                 req.loop_direct_io));
+          rec.loop_device = helper_loop->path();
+          reg.save(rec);
+          device = helper_loop->path();
+        }
         std::string out;
-        int rc = run_program(helper->argv(rec.plaintext_device, mount_point, mf.read_only, opts), &out);
+        int rc = run_program(helper->argv(device, mount_point, mf.read_only, opts), &out);
+        if (rc == 0 && helper_loop) helper_loop->release();
         if (rc != 0) {
           while (!out.empty() && out.back() == '\n') out.pop_back();
           throw Error(ErrorKind::Io, helper->name + " could not mount " + fstype + " at " + mount_point + " (exit " +
@@ -513,6 +561,7 @@ std::string MountStatus::status() const {
 std::vector<MountStatus> list_mounts(const Registry& reg) {
   std::vector<MountStatus> v;
   const auto mps = mount_points();
+  const auto ro_mps = read_only_mount_points();
   for (auto& r : reg.load_all()) {
     MountStatus s;
     s.fuse_alive = r.pid > 0 && process_alive(r.pid, r.pid_start);
@@ -530,6 +579,8 @@ std::vector<MountStatus> list_mounts(const Registry& reg) {
     s.daemon = read_daemon_state(reg.state_path(r.slot));
     for (const auto& m : mps)
       if (!r.mount_point.empty() && m == r.mount_point) s.mount_point_mounted = true;
+    for (const auto& m : ro_mps)
+      if (!r.mount_point.empty() && m == r.mount_point) s.filesystem_read_only = true;
     s.record = std::move(r);
     v.push_back(std::move(s));
   }
@@ -627,6 +678,7 @@ DismountResult dismount(const Registry& reg, const MountRecord& rec_in, bool for
                                    "unmount; try again later");
     const DaemonState st = read_daemon_state(reg.state_path(rec.slot));
     res.final_state = st;
+    res.protection_triggered = st.protection_triggered;
     if (st.closed.rfind("error", 0) == 0)
       throw Error(ErrorKind::Io, "closing " + rec.volume + " failed (" + st.closed + "): the container may not be "
                                  "up to date");
@@ -635,6 +687,17 @@ DismountResult dismount(const Registry& reg, const MountRecord& rec_in, bool for
   } else if (!alive && rec.pid > 0) {
     res.warnings.push_back("the FUSE process (pid " + std::to_string(rec.pid) + ") of slot " +
                            std::to_string(rec.slot) + " had died: writes it had not completed are lost; cleaned up");
+  }
+
+  // The FUSE process records a refused write in its state file as it happens; a lazily detached or dead one may not
+  // have written a final state, so the file is read again here in every case.
+  if (rec.protect_hidden) {
+    res.protection_triggered = res.protection_triggered || read_daemon_state(reg.state_path(rec.slot)).protection_triggered;
+    if (res.protection_triggered)
+      res.warnings.push_back("hidden volume protection was TRIGGERED on slot " + std::to_string(rec.slot) + " (" +
+                             rec.volume + "): a write into the hidden volume was refused and every write after it "
+                             "failed; damage to the hidden volume was prevented, but data written to the outer "
+                             "volume since then was not saved");
   }
 
   // 4. Folders we created, deepest first, and the record.

@@ -31,6 +31,7 @@ struct MountRequest {
   uint64_t protect_start = 0, protect_end = 0;  // host byte range of the hidden volume
   // A normal user's mount whose loop device someone else (udisks2, as root) attaches: FUSE allow_other.
   bool allow_root_access = false;
+  std::string header_info;        // the header as `info --json` describes it; kept in the record (Properties)
   Notify verbose;                 // --verbose lines
   Notify notice;                  // things the user should know (read-only fallback, ...)
 };
@@ -44,6 +45,9 @@ struct MountStatus {
   MountRecord record;
   bool fuse_alive = false;        // the FUSE process is running
   bool mount_point_mounted = false;
+  // The mounted filesystem is read-only (mountinfo), whatever was asked: e.g. fusefat without rw+.
+  bool filesystem_read_only = false;
+  bool read_only() const { return record.read_only || filesystem_read_only; }
   DaemonState daemon;
   std::string status() const;     // "mounted", "mounting", "FUSE process dead", "detached (closing)"
 };
@@ -56,6 +60,9 @@ struct DismountResult {
   std::vector<std::string> warnings;
   bool lazy = false;  // --force detached something still in use: it closes when its last user goes
   std::optional<DaemonState> final_state;  // what the FUSE process reported when it closed (request counters)
+  // Hidden-volume protection refused a write while the volume was mounted (the FUSE process's state file said so);
+  // a warning saying it is among `warnings` too.
+  bool protection_triggered = false;
 };
 // Unmounts the filesystem, detaches the loop device, stops the FUSE process (which fsyncs the container and
 // reports it), removes the folders it created and the record. Busy error naming the mount point when it is in

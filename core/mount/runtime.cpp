@@ -60,7 +60,8 @@ std::string record_to_json(const MountRecord& r) {
             {"engine", r.engine},
             {"size", r.size},
             {"mounted_at", r.mounted_at},
-            {"uid", r.uid}};
+            {"uid", r.uid},
+            {"header_info", r.header_info}};
   return j.dump(2) + "\n";
 }
 
@@ -95,6 +96,7 @@ MountRecord record_from_json(const std::string& text) {
     r.size = j.value("size", uint64_t(0));
     r.mounted_at = j.value("mounted_at", int64_t(0));
     r.uid = j.value("uid", uid_t(0));
+    r.header_info = j.value("header_info", "");
     if (r.slot < 1 || r.slot > kMaxSlots) throw Error(ErrorKind::Format, "mount record: bad slot number");
     return r;
   } catch (const json::exception& e) {

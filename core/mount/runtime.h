@@ -46,6 +46,9 @@ struct MountRecord {
   uint64_t size = 0;               // plaintext bytes
   int64_t mounted_at = 0;          // unix time
   uid_t uid = 0;
+  // The opened header as `warpvol info --json` describes it (JSON text), so Properties of a mounted volume need not
+  // ask for the password again. "" in records written before it existed.
+  std::string header_info;
 };
 
 // Written by the FUSE process.

@@ -3,6 +3,8 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFileInfo>
+#include <QLabel>
 #include <QLineEdit>
 #include <QRadioButton>
 #include <QSignalSpy>
@@ -160,6 +162,11 @@ class GuiUnits : public QObject {
     w.creds->set_password("pw");
     w.next();
     QCOMPARE(w.currentId(), int(PageFilesystem));
+    w.fs_combo->setCurrentText("none");
+    w.next();
+    QCOMPARE(w.currentId(), int(PageSummary));  // nothing written before the summary
+    QVERIFY(!QFileInfo::exists(dir.filePath("new.hc")));
+    QVERIFY(w.summary_label->text().contains("AES-Twofish"));
     w.next();
     QCOMPARE(w.currentId(), int(PageProgress));
     QVERIFY(done.wait(5000));

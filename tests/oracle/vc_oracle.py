@@ -257,20 +257,20 @@ def main():
                 n += 1
     # Argon2id (PIM 1: t=3, 64 MiB), one chain.
     out = os.path.join(work, "argon.hc")
-    if run(binary, ["create", out, "--size", "299008", "--encryption", "serpent-aes", "--hash", "argon2", "--pim",
+    if run(binary, ["create", "--filesystem", "none", out, "--size", "299008", "--encryption", "serpent-aes", "--hash", "argon2", "--pim",
                     "1", "--password-stdin"], "oracle-argon\n") == 0:
         verify_normal(out, "serpent-aes", "argon2", b"oracle-argon", 1, argon=(3, 65536))
         n += 1
     # Full create (fill), sector size 4096.
     out = os.path.join(work, "s4k.hc")
-    if run(binary, ["create", out, "--size", "1M", "--encryption", "aes-twofish-serpent", "--sector-size", "4096",
+    if run(binary, ["create", "--filesystem", "none", out, "--size", "1M", "--encryption", "aes-twofish-serpent", "--sector-size", "4096",
                     "--pim", "1", "--password-stdin"], "oracle-4k\n") == 0:
         verify_normal(out, "aes-twofish-serpent", "sha512", b"oracle-4k", 1, sector=4096)
         n += 1
     # Hidden volume (§2.3): 2 MiB outer, hidden --size 600K.
     out = os.path.join(work, "outer.hc")
-    if run(binary, ["create", out, "--size", "2M", "--quick", "--pim", "1", "--password-stdin"], "oracle-outer\n") == 0 \
-            and run(binary, ["create", out, "--type", "hidden", "--size", "600K", "--encryption", "twofish",
+    if run(binary, ["create", "--filesystem", "none", out, "--size", "2M", "--quick", "--pim", "1", "--password-stdin"], "oracle-outer\n") == 0 \
+            and run(binary, ["create", "--filesystem", "none", out, "--type", "hidden", "--trust-size", "--size", "600K", "--encryption", "twofish",
                              "--hash", "whirlpool", "--pim", "1", "--password-stdin"], "oracle-hidden\n") == 0:
         data = open(out, "rb").read()
         H, S = len(data), 600 * 1024

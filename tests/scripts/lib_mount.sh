@@ -122,7 +122,7 @@ make_container() {
   PW="mount-test-password"
   CREDS=(--hash sha512 --pim 1)
   printf '%s\n' "$PW" | "$WARPVOL" create "$out" --size "$size" --encryption aes --hash sha512 --pim 1 \
-    --password-stdin --quick >/dev/null
+    --password-stdin --quick --filesystem none >/dev/null
 }
 
 # wv_mount ARGS...: warpvol mount with the password on stdin (PW), credentials CREDS.

@@ -56,6 +56,14 @@ if grep -qw vfat /proc/filesystems || command -v fusefat >/dev/null; then
   check "NEW.TXT through the mounted filesystem" test "$(cat "$MP/NEW.TXT")" = "written through warpvol"
   check "dismount by mount point" "$WARPVOL" dismount "$MP"
   check "the mount point folder mount created is gone" test ! -e "$MP"
+  # A writable volume whose filesystem is mounted read-only (fusefat without rw+, or --fs-options ro): list reports
+  # what the mount really is, from mountinfo.
+  wv_mount "$VOL" "$MP" --fs-options ro >/dev/null
+  L=$("$WARPVOL" list --json)
+  check "filesystem mounted read-only on a writable volume: list --json read_only true" \
+    test "$(jget '[j[0]["read_only"], j[0]["volume_read_only"], j[0]["filesystem_read_only"]]' <<<"$L")" = "[true, false, true]"
+  check "list (text) says read-only: yes" bash -c "'$WARPVOL' list | grep -q 'read-only: *yes: the filesystem is mounted read-only'"
+  check "dismount" "$WARPVOL" dismount "$MP"
 else
   echo "# no vfat driver and no fusefat: filesystem mount of fat.hc not tried"
 fi

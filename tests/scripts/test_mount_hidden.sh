@@ -52,12 +52,22 @@ check "list (text) says TRIGGERED" bash -c "'$WARPVOL' list | grep -q TRIGGERED"
 check "after the trigger every write fails, also far from the hidden volume" \
   bash -c "! dd if=/dev/zero of='$DEV' bs=4096 count=1 seek=0 conv=notrunc,fsync oflag=direct status=none 2>/dev/null"
 check "reads still work" dd if="$DEV" of=/dev/null bs=64k status=none
-check "dismount" "$WARPVOL" dismount "$VOL"
+check "list warns on stderr about the triggered protection" \
+  bash -c "'$WARPVOL' list 2>&1 >/dev/null | grep -q 'WARNING: hidden volume protection was triggered'"
+"$WARPVOL" dismount "$VOL" --json >"$TMP/dismount.json" 2>"$TMP/dismount.err" && rc=0 || rc=$?
+check "dismount after a trigger succeeds (exit 0)" test "$rc" = 0
+check "dismount warns that protection was triggered" grep -q 'WARNING: hidden volume protection was TRIGGERED' "$TMP/dismount.err"
+check "dismount --json: hidden_protection_triggered is true" \
+  test "$(jget 'j[0]["hidden_protection_triggered"]' <"$TMP/dismount.json")" = "true"
 
 # The hidden volume is intact: mount it (read-only) and hash its plaintext.
 HDEV=$(printf '%s\n' "$HIDDEN_PW" | "$WARPVOL" mount "$VOL" --filesystem none --read-only --hidden "${N[@]}" --password-stdin)
 check "hidden volume plaintext unchanged (VeraCrypt's sha256)" test "$(sha256sum <"$HDEV" | cut -d' ' -f1)" = "$HIDDEN_SHA"
 check "list: hidden volume type" test "$("$WARPVOL" list --json | jget 'j[0]["volume_type"]')" = "hidden"
-check "dismount --all" "$WARPVOL" dismount --all
+"$WARPVOL" dismount --all --json >"$TMP/dismount2.json" 2>"$TMP/dismount2.err" && rc=0 || rc=$?
+check "dismount --all" test "$rc" = 0
+check "dismount --json without protection: hidden_protection_triggered false" \
+  test "$(jget 'j[0]["hidden_protection_triggered"]' <"$TMP/dismount2.json")" = "false"
+check "no warning without a trigger" bash -c "! grep -q TRIGGERED '$TMP/dismount2.err'"
 check "no leaks" no_leaks
 finish
