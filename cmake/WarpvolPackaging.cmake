@@ -18,14 +18,15 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# fuse3: fusermount3 for the mount. libqt6svg6: the SVG icon plugin. qt6-qpa-plugins: the xcb/wayland platform
+# fuse3: fusermount3 for the mount. dosfstools: mkfs.vfat for create's default filesystem (FAT, as VeraCrypt).
+# libqt6svg6: the SVG icon plugin. qt6-qpa-plugins: the xcb/wayland platform
 # plugins the window needs. None of them is linked, so dpkg-shlibdeps cannot find them.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "fuse3")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "fuse3, dosfstools")
 if(WARPVOL_HAVE_GUI)
   string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libqt6svg6, qt6-qpa-plugins")
 endif()
 # mkfs for `create --filesystem`, udisks2 for a normal user's mounts from the GUI, fusefat for FAT mounts without
 # the kernel's vfat on a loop device.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "dosfstools, e2fsprogs, udisks2")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "e2fsprogs, udisks2")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "exfatprogs, ntfs-3g, btrfs-progs, fusefat, mtools")
 include(CPack)
