@@ -201,6 +201,10 @@ ConvertResult convert_to_veracrypt(const std::string& path, const ConvertOptions
     throw;
   }
   const OpenedHeader& h = res.old_header;
+  if (h.legacy)
+    throw Error(ErrorKind::Format, "this volume was made by TrueCrypt before 5.0 (" + h.legacy->name() +
+                                       "): a header conversion cannot help, its data must be re-encrypted to XTS: "
+                                       "run 'warpvol reencrypt VOLUME --new-encryption aes' (or export + import)");
   if (h.slot == SlotKind::LegacyNormal || h.slot == SlotKind::LegacyHidden || h.fields.version < 4)
     throw Error(ErrorKind::Format, "this volume was made by TrueCrypt before 6.0 (V1 layout, no backup headers); "
                                    "VeraCrypt never opened such volumes: re-encrypt its data into a new volume "
