@@ -397,7 +397,7 @@ OpenedHeader finish(BlockFile& file, const OpenOptions& opt, const Found& f) {
                                      "version 0x0600 or later) does not exist");
     if (opt.notice)
       opt.notice("this is a TrueCrypt volume from before version 5.0 (" + o.legacy->name() +
-                 "): it opens read-only; 'warpvol reencrypt' moves it to XTS");
+                 "): it opens read-only; 'warpvol export' + 'warpvol import' move its data into a VeraCrypt volume");
     return o;
   }
   const size_t K = chain_info(o.chain).key_size();
@@ -412,7 +412,8 @@ OpenedHeader finish(BlockFile& file, const OpenOptions& opt, const Found& f) {
 void require_xts_volume(const OpenedHeader& h, const std::string& what) {
   if (!h.legacy) return;
   throw Error(ErrorKind::Format, what + " works on XTS volumes only; this is a TrueCrypt volume from before 5.0 (" +
-                                     h.legacy->name() + "): 'warpvol reencrypt' migrates it to XTS first");
+                                     h.legacy->name() + "): move its data into a VeraCrypt volume first "
+                                     "('warpvol export' + 'warpvol import')");
 }
 
 std::string_view slot_kind_name(SlotKind k) {

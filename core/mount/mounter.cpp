@@ -300,7 +300,7 @@ void check_mountable_header(const OpenedHeader& h) {
 void check_legacy_read_only(const OpenedHeader& h, bool read_only) {
   if (h.legacy && !read_only)
     throw Error(ErrorKind::Usage, "a TrueCrypt volume from before 5.0 (" + h.legacy->name() +
-                                      ") mounts read-only only (--read-only); 'warpvol reencrypt' migrates it to XTS");
+                                      ") mounts read-only only (--read-only); 'warpvol export' + 'warpvol import' move its data into a VeraCrypt volume");
 }
 
 }  // namespace

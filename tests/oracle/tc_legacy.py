@@ -347,6 +347,34 @@ def check_warpvol(binary, work, tag, path, ea, mode, prf, password, expect, extr
         os.unlink(out)
 
 
+def migrate(binary, work, password):
+    """reencrypt and convert refuse a V1-layout volume (nothing written) and name export + import; that route
+    gives a VeraCrypt volume whose data is the legacy volume's plaintext."""
+    path = os.path.join(work, "m.tc")
+    plain, _ = build(path, "serpent", "lrw", "ripemd160", password, 16 * 1024 + 512)
+    before = open(path, "rb").read()
+    for args in (["reencrypt", path, "--new-encryption", "aes", "--no-hidden-volume", "--new-hash", "sha256"],
+                 ["convert", path, "--to", "veracrypt"]):
+        r = warpvol(binary, args, password)
+        err = r.stderr.decode(errors="replace")
+        check(r.returncode == 4, "%s: exit %d (expected 4): %s" % (args[0], r.returncode, err))
+        check("warpvol export" in err and "warpvol import" in err, "%s: no export + import advice: %s" % (args[0], err))
+        check(open(path, "rb").read() == before, "%s changed the container" % args[0])
+    img, new = os.path.join(work, "m.img"), os.path.join(work, "m.hc")
+    r = warpvol(binary, ["export", path, img], password)
+    check(r.returncode == 0, "migrate: export exit %d" % r.returncode)
+    r = warpvol(binary, ["import", img, new, "--encryption", "aes", "--hash", "sha256", "-q"], b"new password")
+    check(r.returncode == 0, "migrate: import exit %d: %s" % (r.returncode, r.stderr.decode(errors="replace")))
+    out = os.path.join(work, "m.out")
+    r = warpvol(binary, ["export", new, out, "--veracrypt", "--hash", "sha256", "--encryption", "aes"],
+                b"new password")
+    check(r.returncode == 0, "migrate: export of the VeraCrypt volume exit %d" % r.returncode)
+    if r.returncode == 0:
+        got = open(out, "rb").read()
+        check(got[:len(plain)] == plain and not any(got[len(plain):]), "migrate: VeraCrypt volume's data differ")
+    print("ok" if not FAILS else "FAILED", "refusals and export + import migration", flush=True)
+
+
 def main():
     binary, work = sys.argv[1], sys.argv[2]
     quick = "--quick" in sys.argv
@@ -406,6 +434,8 @@ def main():
         check(r.returncode == 2, "narrowed by %s: exit %d (expected 2)" % (extra, r.returncode))
     r = warpvol(binary, ["info", path, "--truecrypt"], b"wrong password")
     check(r.returncode == 2, "wrong password: exit %d (expected 2)" % r.returncode)
+
+    migrate(binary, work, password)
 
     print("legacy containers opened and exported: %d of %d" % (n_open, 24 * (1 if quick else 3)))
     if FAILS:
