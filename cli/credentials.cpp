@@ -108,9 +108,15 @@ OpenOptions open_options_from(const po::variables_map& vm, const std::string& vo
   }
   if (vm.count("encryption")) {
     const std::string& e = vm["encryption"].as<std::string>();
+    // A name may mean an XTS chain, an algorithm of TrueCrypt before 5.0 (LRW/CBC), or both ("aes").
     auto chain = parse_chain(e);
-    if (!chain) throw Error(ErrorKind::Usage, "unknown encryption '" + e + "' (" + chain_names_list() + ")");
-    opt.chain = *chain;
+    auto legacy = parse_legacy_ea(e);
+    if (!chain && !legacy)
+      throw Error(ErrorKind::Usage, "unknown encryption '" + e + "' (" + chain_names_list() +
+                                        "; TrueCrypt before 5.0 also: blowfish, cast5, triple-des, aes-blowfish, "
+                                        "aes-blowfish-serpent)");
+    if (chain) opt.chain = *chain;
+    if (legacy) opt.legacy_ea = *legacy;
   }
   const bool truecrypt = vm.count("truecrypt") > 0;
   if (truecrypt && vm.count("veracrypt"))
@@ -178,7 +184,9 @@ OpenOptions open_options_from(const po::variables_map& vm, const std::string& vo
 
   opt.notice = [&ctx](const std::string& msg) { ctx.message(msg); };
   ctx.verbose_line("opening " + volume + (opt.prf ? " (hash " + std::string(prf_info(*opt.prf).cli_name) + ")" : "") +
-                   (opt.chain ? " (encryption " + std::string(chain_info(*opt.chain).cli_name) + ")" : "") +
+                   (opt.chain ? " (encryption " + std::string(chain_info(*opt.chain).cli_name) + ")"
+                    : opt.legacy_ea ? " (encryption " + std::string(legacy_ea_info(*opt.legacy_ea).cli_name) + ")"
+                                    : "") +
                    (have_keyfiles ? " with " + std::to_string(opt.credentials.keyfiles.size()) + " keyfile(s)" : ""));
   return opt;
 }

@@ -48,11 +48,37 @@ std::string header_used(const OpenedHeader& h) {
 }
 }  // namespace
 
-nlohmann::ordered_json header_json(const OpenedHeader& h, const std::string& path) {
+// Name, cli name, ciphers in encryption order, mode and key bits of the volume's encryption (XTS chain or legacy).
+struct EncryptionText {
+  std::string name, cli_name, mode;
+  std::vector<std::string> order;
+  size_t key_bits = 0;
+};
+EncryptionText encryption_text(const OpenedHeader& h) {
+  EncryptionText e;
+  if (h.legacy) {
+    const LegacyEaInfo& ea = legacy_ea_info(h.legacy->ea);
+    e.name = std::string(ea.name);
+    e.cli_name = std::string(ea.cli_name);
+    e.mode = std::string(legacy_mode_name(h.legacy->mode));
+    for (LegacyCipherId c : ea.order) e.order.push_back(std::string(legacy_cipher_info(c).name));
+    e.key_bits = ea.cipher_key_bytes() * 8;
+    return e;
+  }
   const ChainInfo& ci = chain_info(h.chain);
+  e.name = std::string(ci.name);
+  e.cli_name = std::string(ci.cli_name);
+  e.mode = "XTS";
+  for (CipherId c : ci.order) e.order.push_back(std::string(cipher_name(c)));
+  e.key_bits = ci.key_size() * 8;
+  return e;
+}
+
+nlohmann::ordered_json header_json(const OpenedHeader& h, const std::string& path) {
+  const EncryptionText et = encryption_text(h);
   const HeaderFields& f = h.fields;
   nlohmann::ordered_json ciphers = nlohmann::ordered_json::array();
-  for (CipherId c : ci.order) ciphers.push_back(std::string(cipher_name(c)));
+  for (const auto& c : et.order) ciphers.push_back(c);
   nlohmann::ordered_json kdf = {{"prf", std::string(prf_info(h.kdf.prf).cli_name)},
                         {"prf_name", h.kdf.prf == PrfId::Argon2id ? std::string("Argon2id")
                                                                   : "HMAC-" + std::string(prf_info(h.kdf.prf).name)},
@@ -72,11 +98,12 @@ nlohmann::ordered_json header_json(const OpenedHeader& h, const std::string& pat
       {"header_version", f.version},
       {"required_program_version", hex16(f.required_version)},
       {"volume_type", std::string(slot_kind_name(h.slot))},
-      {"encryption", std::string(ci.name)},
-      {"encryption_cli", std::string(ci.cli_name)},
+      {"encryption", et.name},
+      {"encryption_cli", et.cli_name},
       {"encryption_order", ciphers},
-      {"mode", "XTS"},
-      {"key_bits", ci.key_size() * 8},
+      {"mode", et.mode},
+      {"key_bits", et.key_bits},
+      {"legacy", h.legacy.has_value()},
       {"prf", std::string(prf_info(h.kdf.prf).cli_name)},
       {"kdf", kdf},
       {"sector_size", f.sector_size},
@@ -97,7 +124,7 @@ nlohmann::ordered_json header_json(const OpenedHeader& h, const std::string& pat
 }
 
 void print_header_text(std::ostream& os, const OpenedHeader& h, const std::string& path) {
-  const ChainInfo& ci = chain_info(h.chain);
+  const EncryptionText et = encryption_text(h);
   const HeaderFields& f = h.fields;
   auto row = [&](const std::string& k, const std::string& v) {
     os << k << ":" << std::string(k.size() < 22 ? 22 - k.size() : 1, ' ') << v << "\n";
@@ -106,7 +133,8 @@ void print_header_text(std::ostream& os, const OpenedHeader& h, const std::strin
   row("Format", format_name(h.format));
   row("Header version", std::to_string(f.version) + " (requires program version " + hex16(f.required_version) + ")");
   row("Volume type", std::string(slot_kind_name(h.slot)));
-  row("Encryption", std::string(ci.name) + " (XTS, " + std::to_string(ci.key_size() * 8) + "-bit key)");
+  row("Encryption", et.name + " (" + et.mode + ", " + std::to_string(et.key_bits) + "-bit key" +
+                        (h.legacy ? ", TrueCrypt before 5.0" : "") + ")");
   row("Key derivation", h.kdf.describe());
   row("Sector size", std::to_string(f.sector_size) + " bytes");
   row("Data offset", std::to_string(h.data_offset));

@@ -356,7 +356,9 @@ int run(int argc, char** argv) {
     EngineOptions eo;
     eo.choice = spec.engine;
     std::shared_ptr<XtsEngine> engine = make_engine(eo);
-    std::shared_ptr<const EngineKey> key = engine->prepare(spec.chain, spec.key_material.data());
+    std::shared_ptr<const EngineKey> key =
+        spec.legacy ? engine->prepare_legacy(*spec.legacy, spec.key_material.data(), spec.data_offset / kDataUnitSize)
+                    : engine->prepare(spec.chain, spec.key_material.data());
     secure_wipe(spec.key_material.data(), spec.key_material.size());
     spec.key_material = LockedBytes();
 

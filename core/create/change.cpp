@@ -1,5 +1,7 @@
 #include "core/create/change.h"
 
+#include "core/reencrypt/legacy_advice.h"
+
 #include <cstring>
 #include <map>
 
@@ -201,10 +203,10 @@ ConvertResult convert_to_veracrypt(const std::string& path, const ConvertOptions
     throw;
   }
   const OpenedHeader& h = res.old_header;
-  if (h.slot == SlotKind::LegacyNormal || h.slot == SlotKind::LegacyHidden || h.fields.version < 4)
-    throw Error(ErrorKind::Format, "this volume was made by TrueCrypt before 6.0 (V1 layout, no backup headers); "
-                                   "VeraCrypt never opened such volumes: re-encrypt its data into a new volume "
-                                   "(warpvol export + import, or the re-encryption command)");
+  // V1 layouts (TrueCrypt 5.x; before 5.0 also LRW/CBC data): a new header cannot help, the data must move.
+  if (h.slot == SlotKind::LegacyNormal || h.slot == SlotKind::LegacyHidden || h.fields.version < 4 || h.legacy)
+    throw Error(ErrorKind::Format, "not convertible by a header rewrite (VeraCrypt never opened it): " +
+                                       reenc::v1_layout_advice(path, h, f->size()));
   check_rewritable(h, "convert");
   if (!veracrypt_supports_chain(h.chain))
     throw Error(ErrorKind::Format, "VeraCrypt 1.26 no longer supports " + std::string(chain_info(h.chain).name) +

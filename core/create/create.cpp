@@ -193,6 +193,7 @@ CreateResult create_hidden(const CreateOptions& opt, CreatePlan plan) {
                                          " (nothing was written; the hidden volume's password was not used yet)");
       }
     }();
+    require_xts_volume(oh, "creating a hidden volume inside an outer volume");
     if (oh.fields.sector_size != opt.sector_size)
       throw Error(ErrorKind::Usage, "the outer volume's sector size is " + std::to_string(oh.fields.sector_size) +
                                         "; the hidden volume must use the same (--sector-size)");

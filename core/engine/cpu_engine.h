@@ -17,6 +17,8 @@ class CpuEngine : public XtsEngine {
   std::string detail() const override;
   unsigned threads() const { return pool_->size(); }
   std::shared_ptr<const EngineKey> prepare(ChainId chain, const uint8_t* key_material) override;
+  std::shared_ptr<const EngineKey> prepare_legacy(LegacySuite suite, const uint8_t* key,
+                                                  uint64_t lrw_unit_base) override;
   void process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) override;
   void reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
                  size_t nunits) override;

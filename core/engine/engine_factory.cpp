@@ -46,14 +46,21 @@ class AutoKey final : public EngineKey {
 // Sends each request to the GPU when it is at least the chain's crossover size, else to the CPU.
 class AutoEngine final : public XtsEngine {
  public:
-  AutoEngine(std::shared_ptr<XtsEngine> cpu, std::shared_ptr<XtsEngine> gpu)
-      : cpu_(std::move(cpu)), gpu_(std::move(gpu)), crossover_(load_crossover()) {}
+  AutoEngine(std::shared_ptr<XtsEngine> cpu, std::shared_ptr<XtsEngine> gpu,
+             std::function<void(const std::string&)> verbose)
+      : cpu_(std::move(cpu)), gpu_(std::move(gpu)), crossover_(load_crossover()), verbose_(std::move(verbose)) {}
   std::string name() const override { return "auto"; }
   std::string detail() const override { return "cpu (" + cpu_->detail() + ") + gpu (" + gpu_->detail() + ")"; }
   std::shared_ptr<const EngineKey> prepare(ChainId chain, const uint8_t* key_material) override {
     return std::make_shared<AutoKey>(chain, cpu_->prepare(chain, key_material), gpu_->prepare(chain, key_material));
   }
+  // The GPU engine has no legacy modes (64-bit-block ciphers, CBC chains): such keys stay on the CPU.
+  std::shared_ptr<const EngineKey> prepare_legacy(LegacySuite suite, const uint8_t* key, uint64_t base) override {
+    if (verbose_) verbose_("engine auto: " + suite.name() + " is a TrueCrypt legacy mode: it runs on the CPU engine");
+    return cpu_->prepare_legacy(suite, key, base);
+  }
   void process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) override {
+    if (key.legacy()) return cpu_->process(key, d, unit0, data, nunits);
     const auto& k = static_cast<const AutoKey&>(key);
     if (use_gpu(k.chain(), nunits))
       gpu_->process(*k.gpu_, d, unit0, data, nunits);
@@ -61,6 +68,11 @@ class AutoEngine final : public XtsEngine {
       cpu_->process(*k.cpu_, d, unit0, data, nunits);
   }
   void reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data, size_t nunits) override {
+    if (from.legacy() || to.legacy()) {
+      const EngineKey& f = from.legacy() ? from : *static_cast<const AutoKey&>(from).cpu_;
+      const EngineKey& t = to.legacy() ? to : *static_cast<const AutoKey&>(to).cpu_;
+      return cpu_->reencrypt(f, t, unit0, data, nunits);
+    }
     const auto& a = static_cast<const AutoKey&>(from);
     const auto& b = static_cast<const AutoKey&>(to);
     if (use_gpu(a.chain(), nunits) || use_gpu(b.chain(), nunits))
@@ -77,6 +89,7 @@ class AutoEngine final : public XtsEngine {
   }
   std::shared_ptr<XtsEngine> cpu_, gpu_;
   std::map<ChainId, size_t> crossover_;
+  std::function<void(const std::string&)> verbose_;
 };
 
 }  // namespace
@@ -99,7 +112,7 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
   if (gpu_factory()) gpu = gpu_factory()(why);
   if (!gpu) {
     if (opt.choice == EngineChoice::Gpu) throw Error(ErrorKind::Usage, "--engine gpu: " + why);
-    if (opt.verbose) opt.verbose(why + ": using the CPU engine");
+    if (opt.verbose) opt.verbose(why + ": using the CPU engine (which also runs TrueCrypt's legacy modes)");
     return cpu;
   }
   if (opt.choice == EngineChoice::Gpu) return gpu;
@@ -110,7 +123,7 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
                                  : "built-in defaults; `warpvol benchmark --calibrate` measures them";
     opt.verbose("engine auto: " + gpu->detail() + " above the crossover size per chain (" + from + "), else the CPU");
   }
-  return std::make_shared<AutoEngine>(cpu, gpu);
+  return std::make_shared<AutoEngine>(cpu, gpu, opt.verbose);
 }
 
 std::string crossover_path() {

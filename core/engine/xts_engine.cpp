@@ -2,7 +2,14 @@
 
 #include <algorithm>
 
+#include "core/util/error.h"
+
 namespace warpvol {
+
+std::shared_ptr<const EngineKey> XtsEngine::prepare_legacy(LegacySuite suite, const uint8_t*, uint64_t) {
+  throw Error(ErrorKind::Usage, "the " + name() + " engine does not run TrueCrypt's legacy modes (" + suite.name() +
+                                    "): use --engine cpu or auto");
+}
 
 void XtsEngine::reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
                           size_t nunits) {

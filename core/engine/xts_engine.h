@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/crypto/chain.h"
+#include "core/crypto/legacy_mode.h"
 
 namespace warpvol {
 
@@ -17,6 +18,8 @@ class EngineKey {
  public:
   virtual ~EngineKey() = default;
   virtual ChainId chain() const = 0;
+  // A key of TrueCrypt's legacy modes (LRW/CBC) carries its cipher here; engines that run them check this first.
+  virtual const LegacyCrypt* legacy() const { return nullptr; }
 };
 
 class XtsEngine {
@@ -26,6 +29,11 @@ class XtsEngine {
   virtual std::string detail() const = 0;  // threads, ISA path, device name...
   // key_material: 2K bytes (primary keys || secondary keys), as in a header's master key area.
   virtual std::shared_ptr<const EngineKey> prepare(ChainId chain, const uint8_t* key_material) = 0;
+  // TrueCrypt's legacy modes (format-spec §6.5): key = the header's key area (legacy_mode.h layout),
+  // lrw_unit_base = number of the data area's first unit. Only the CPU engine runs them; the default throws
+  // Error(Usage) saying so.
+  virtual std::shared_ptr<const EngineKey> prepare_legacy(LegacySuite suite, const uint8_t* key,
+                                                          uint64_t lrw_unit_base);
   // In place; unit0 = number of the first data unit. Thread-safe: several callers may use one engine.
   virtual void process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) = 0;
   // Decrypt with `from` then encrypt with `to`, in one pass over the data (re-encryption). The default runs the

@@ -29,6 +29,7 @@ struct Candidate {
   VolumeFormat format;
   KdfChoice kdf;
   std::vector<ChainId> chains;   // to try, in VeraCrypt's order
+  std::vector<LegacySuite> legacy;  // TrueCrypt < 5.0 modes to try after the XTS chains of the same key size
   size_t need_bytes = 0;         // max 2K over chains
   size_t digest = 0;             // PBKDF2 block size (0 = Argon2)
   const LockedBytes* password = nullptr;
@@ -68,13 +69,25 @@ double task_seconds(const Task& t) {
 struct Found {
   Candidate* cand = nullptr;
   ChainId chain{};
+  std::optional<LegacySuite> legacy;
   std::array<uint8_t, kHeaderSize> plain{};
   HeaderCheck check = HeaderCheck::Ok;
 };
 
+bool narrowed(const OpenOptions& opt) { return opt.chain || opt.legacy_ea; }
+
 bool chain_allowed(const ChainInfo& c, VolumeFormat f, const OpenOptions& opt) {
-  if (opt.chain && *opt.chain != c.id) return false;
+  if (narrowed(opt) && opt.chain != c.id) return false;
   if (f == VolumeFormat::TrueCrypt && !c.in_truecrypt) return false;
+  return true;
+}
+
+// TrueCrypt before 5.0 kept its (only) header at 0 or, hidden, 1536 bytes before the end: the legacy modes are
+// tried there only, with TrueCrypt's magic, never for system encryption (its pre-boot loader came with XTS).
+bool legacy_allowed(const LegacySuite& s, VolumeFormat f, const HeaderLocation& loc, const OpenOptions& opt) {
+  if (f != VolumeFormat::TrueCrypt || opt.system || loc.backup) return false;
+  if (!(loc.kind == SlotKind::Normal && loc.offset == 0) && loc.kind != SlotKind::LegacyHidden) return false;
+  if (narrowed(opt) && opt.legacy_ea != s.ea) return false;
   return true;
 }
 
@@ -132,7 +145,12 @@ class Search {
               c->chains.push_back(ch.id);
               c->need_bytes = std::max(c->need_bytes, 2 * ch.key_size());
             }
-          if (c->chains.empty()) continue;
+          for (const auto& s : all_legacy_suites())
+            if (legacy_allowed(s, f, loc, opt_)) {
+              c->legacy.push_back(s);
+              c->need_bytes = std::max(c->need_bytes, s.key_bytes());
+            }
+          if (c->chains.empty() && c->legacy.empty()) continue;
           c->password = f == VolumeFormat::TrueCrypt ? &tc_password_ : &vc_password_;
           std::memcpy(c->salt.data(), enc.data(), kSaltSize);
           c->encrypted = enc;
@@ -265,7 +283,9 @@ class Search {
       avail = (b - 1) * c.digest;
     }
     const uint32_t magic = c.format == VolumeFormat::TrueCrypt ? kMagicTrue : kMagicVera;
-    while (c.stages_tested < 3 && avail >= 64 * (c.stages_tested + 1)) {
+    // A stage is ready when its 64-byte step is derived, or all the candidate needs (a legacy key of 88 bytes
+    // needs no third 64-byte step).
+    while (c.stages_tested < 3 && avail >= std::min<size_t>(64 * (c.stages_tested + 1), c.need_bytes)) {
       const size_t key_bytes = 64 * (++c.stages_tested);
       for (ChainId id : c.chains) {
         if (2 * chain_info(id).key_size() != key_bytes) continue;
@@ -275,6 +295,20 @@ class Search {
         if (r == HeaderCheck::BadMagic || r == HeaderCheck::BadCrc) continue;
         f.cand = &c;
         f.chain = id;
+        f.plain = h;
+        f.check = r;
+        return true;
+      }
+      // The modes of TrueCrypt before 5.0, after the XTS chains: a trial costs microseconds next to the
+      // derivation they share, so they add nothing measurable to the search.
+      for (const LegacySuite& s : c.legacy) {
+        if (s.key_bytes() > key_bytes || s.key_bytes() + 64 <= key_bytes) continue;
+        std::array<uint8_t, kHeaderSize> h = c.encrypted;
+        LegacyCrypt(s, c.key.data(), 0).header(Direction::Decrypt, h.data() + 64);
+        HeaderCheck r = check_header(h.data(), magic);
+        if (r == HeaderCheck::BadMagic || r == HeaderCheck::BadCrc) continue;
+        f.cand = &c;
+        f.legacy = s;
         f.plain = h;
         f.check = r;
         return true;
@@ -298,6 +332,7 @@ OpenedHeader finish(BlockFile& file, const OpenOptions& opt, const Found& f) {
   OpenedHeader o;
   o.fields = parse_header(f.plain.data());
   o.chain = f.chain;
+  o.legacy = f.legacy;
   o.kdf = c.kdf;
   o.format = c.format;
   o.slot = c.loc.kind;
@@ -356,6 +391,15 @@ OpenedHeader finish(BlockFile& file, const OpenOptions& opt, const Found& f) {
     throw Error(ErrorKind::Format, "the volume's data area (" + std::to_string(o.data_offset) + " + " +
                                        std::to_string(o.data_size) + ") extends past the end of the container (" +
                                        std::to_string(H) + " bytes)");
+  if (o.legacy) {
+    if (o.slot != SlotKind::LegacyNormal && o.slot != SlotKind::LegacyHidden)
+      throw Error(ErrorKind::Format, "a TrueCrypt " + o.legacy->name() + " header with a V2 layout (required program "
+                                     "version 0x0600 or later) does not exist");
+    if (opt.notice)
+      opt.notice("this is a TrueCrypt volume from before version 5.0 (" + o.legacy->name() +
+                 "): it opens read-only; 'warpvol export' + 'warpvol import' move its data into a VeraCrypt volume");
+    return o;
+  }
   const size_t K = chain_info(o.chain).key_size();
   o.master_key_vulnerable = std::memcmp(h.key_area.data(), h.key_area.data() + K, K) == 0;
   if (o.master_key_vulnerable && opt.notice)
@@ -364,6 +408,13 @@ OpenedHeader finish(BlockFile& file, const OpenOptions& opt, const Found& f) {
 }
 
 }  // namespace
+
+void require_xts_volume(const OpenedHeader& h, const std::string& what) {
+  if (!h.legacy) return;
+  throw Error(ErrorKind::Format, what + " works on XTS volumes only; this is a TrueCrypt volume from before 5.0 (" +
+                                     h.legacy->name() + "): move its data into a VeraCrypt volume first "
+                                     "('warpvol export' + 'warpvol import')");
+}
 
 std::string_view slot_kind_name(SlotKind k) {
   switch (k) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/crypto/legacy_mode.h"
 #include "core/format/header.h"
 #include "core/io/file.h"
 
@@ -25,7 +26,10 @@ std::string_view slot_kind_name(SlotKind k);
 struct OpenOptions {
   Credentials credentials;
   std::optional<PrfId> prf;           // --hash
-  std::optional<ChainId> chain;       // --encryption
+  std::optional<ChainId> chain;       // --encryption (an XTS chain)
+  // --encryption naming an algorithm of TrueCrypt before 5.0 (LRW/CBC modes). When chain or legacy_ea is set,
+  // only what they name is tried: set both when a name means both (e.g. "aes": XTS-AES and LRW/CBC-AES).
+  std::optional<LegacyEaId> legacy_ea;
   std::optional<VolumeFormat> format; // --truecrypt narrows to TrueCrypt, --veracrypt to VeraCrypt
   std::optional<SlotKind> slot;       // --hidden narrows to the hidden slot
   bool backup_only = false;           // --backup-header
@@ -50,7 +54,14 @@ struct OpenedHeader {
   uint64_t data_size = 0;
   uint64_t first_unit = 0;     // data-unit number of the byte at data_offset (normally data_offset / 512)
   bool master_key_vulnerable = false;  // primary key half == secondary half (VeraCrypt warns)
+  // Set for a volume of TrueCrypt before 5.0 (LRW or CBC; format-spec §6.5): the key area holds the 32-byte
+  // tweak key / IV seed and the ciphers' keys (core/crypto/legacy_mode.h), and `chain` is meaningless.
+  std::optional<LegacySuite> legacy;
 };
+
+// Throws Error(Format) naming the volume's legacy mode when `h` is a pre-5.0 TrueCrypt volume and `what` (an
+// operation that writes XTS headers or data) cannot handle it; points at the way forward.
+void require_xts_volume(const OpenedHeader& h, const std::string& what);
 
 // Throws Error(Auth) "wrong password, PIM or keyfile, or not a TrueCrypt/VeraCrypt volume" when nothing decrypts,
 // Error(Format) for a header that decrypts but is unusable (newer version, bad sector size, in-place incomplete).

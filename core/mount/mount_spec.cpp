@@ -86,6 +86,8 @@ void write_spec(int fd, const MountSpec& s) {
   w.u64(s.direct_io);
   w.u64(uint64_t(s.engine));
   w.u64(uint64_t(s.chain));
+  // 0: XTS; else 1 + algorithm * 4 + mode.
+  w.u64(s.legacy ? 1 + uint64_t(s.legacy->ea) * 4 + uint64_t(s.legacy->mode) : 0);
   w.u64(s.key_material.size());
   w.bytes(s.key_material.data(), s.key_material.size());
   w.u64(s.data_offset);
@@ -143,6 +145,11 @@ MountSpec read_spec(int fd) {
   s.direct_io = r.u64() != 0;
   s.engine = EngineChoice(r.u64());
   s.chain = ChainId(r.u64());
+  if (const uint64_t l = r.u64()) {
+    const uint64_t ea = (l - 1) / 4, mode = (l - 1) % 4;
+    if (ea >= all_legacy_eas().size()) throw Error(ErrorKind::Format, "mount spec: bad legacy mode");
+    s.legacy = LegacySuite{LegacyEaId(ea), LegacyMode(mode)};
+  }
   const uint64_t kn = r.u64();
   if (kn > 4096) throw Error(ErrorKind::Format, "mount spec: key too long");
   s.key_material = LockedBytes(size_t(kn));

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "core/crypto/chain.h"
+#include "core/crypto/legacy_mode.h"
+#include <optional>
 #include "core/engine/engine_factory.h"
 #include "core/util/secure.h"
 
@@ -20,6 +22,7 @@ struct MountSpec {
   bool direct_io = true;   // FOPEN_DIRECT_IO on the plaintext file
   EngineChoice engine = EngineChoice::Auto;
   ChainId chain = ChainId::Aes;
+  std::optional<LegacySuite> legacy;  // TrueCrypt before 5.0: the key material is in legacy_mode.h's layout
   LockedBytes key_material;  // the header's master key area (2K bytes used)
   uint64_t data_offset = 0, data_size = 0, first_unit = 0;
   uint32_t sector_size = 512;

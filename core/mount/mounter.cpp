@@ -312,6 +312,7 @@ MountSpec spec_for(const OpenedHeader& h, const Registry& reg, int slot, const s
   s.direct_io = direct_io;
   s.engine = engine;
   s.chain = h.chain;
+  s.legacy = h.legacy;
   s.key_material = LockedBytes(h.fields.key_area.data(), h.fields.key_area.size());
   s.data_offset = h.data_offset;
   s.data_size = h.data_size;
@@ -328,6 +329,13 @@ void check_mountable_header(const OpenedHeader& h) {
   if (h.fields.flags & kFlagInPlace)
     throw Error(ErrorKind::Format, "the volume is only partially encrypted (in-place encryption not finished)");
   if (h.data_size == 0) throw Error(ErrorKind::Format, "the volume has no data area");
+}
+
+// TrueCrypt's legacy modes are served read-only: writes would keep data in modes nobody else reads any more.
+void check_legacy_read_only(const OpenedHeader& h, bool read_only) {
+  if (h.legacy && !read_only)
+    throw Error(ErrorKind::Usage, "a TrueCrypt volume from before 5.0 (" + h.legacy->name() +
+                                      ") mounts read-only only (--read-only); 'warpvol export' + 'warpvol import' move its data into a VeraCrypt volume");
 }
 
 }  // namespace
@@ -394,6 +402,7 @@ bool is_mount_point(const std::string& path) {
 
 MountRecord mount_volume(const MountRequest& req, int container_fd, const OpenedHeader& h) {
   check_mountable_header(h);
+  check_legacy_read_only(h, req.read_only);
   const std::string volume = absolute_path(req.volume);
   struct stat vst;
   if (::fstat(container_fd, &vst) != 0) throw_errno(volume);
@@ -439,7 +448,7 @@ MountRecord mount_volume(const MountRequest& req, int container_fd, const Opened
   rec.protected_end = req.protect_end;
   rec.volume_type = slot_type(h);
   rec.format = h.format == VolumeFormat::TrueCrypt ? "TrueCrypt" : "VeraCrypt";
-  rec.chain = chain_name(h.chain);
+  rec.chain = h.legacy ? h.legacy->name() : chain_name(h.chain);
   rec.prf = prf_name(h.kdf);
   rec.size = h.data_size;
   rec.uid = ::getuid();

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "core/format/header_writer.h"
+#include "core/reencrypt/legacy_advice.h"
 #include "core/reencrypt/marker.h"
 #include "core/util/aligned_buffer.h"
 #include "core/util/error.h"
@@ -376,8 +377,7 @@ struct Job::Impl {
     if (o.slot == SlotKind::System || (o.fields.flags & kFlagSystem))
       throw Error(ErrorKind::Format, path + ": system-encryption volumes are not re-encrypted by warpvol");
     if (o.slot == SlotKind::LegacyNormal || o.slot == SlotKind::LegacyHidden)
-      throw Error(ErrorKind::Format, path + ": a TrueCrypt 5.x-or-older (V1 layout) volume cannot be re-encrypted in "
-                                            "place: it has no room for VeraCrypt's backup headers (export and import it)");
+      throw Error(ErrorKind::Format, v1_layout_advice(path, o, H));
     if (H < 2 * kHeaderGroupSize)
       throw Error(ErrorKind::Format, path + ": too small for embedded backup headers");
     if (o.data_size == 0 || o.data_size % kDataUnitSize || o.data_offset % kDataUnitSize ||

@@ -16,7 +16,9 @@ std::unique_ptr<Volume> Volume::open(const std::string& path, const OpenOptions&
 
 Volume::Volume(std::unique_ptr<BlockFile> file, OpenedHeader header, std::shared_ptr<XtsEngine> engine)
     : file_(std::move(file)), header_(std::move(header)), engine_(std::move(engine)) {
-  key_ = engine_->prepare(header_.chain, header_.fields.key_area.data());
+  key_ = header_.legacy ? engine_->prepare_legacy(*header_.legacy, header_.fields.key_area.data(),
+                                                  header_.data_offset / kDataUnitSize)
+                        : engine_->prepare(header_.chain, header_.fields.key_area.data());
 }
 
 // Plaintext offset -> file offset and data-unit number: both start at the data area.
