@@ -84,6 +84,16 @@ class Driver:
             opts["resources"] = resources
         return opts
 
+    @staticmethod
+    def _hub_placement(ray) -> dict:
+        """The progress actor next to the driver where possible (not on a node a failure may take away)."""
+        try:
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+            here = ray.get_runtime_context().get_node_id()
+            return {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=here, soft=True)}
+        except Exception:  # Ray Client: the driver is on no node; the actor restarts elsewhere if its node dies
+            return {}
+
     def _wait_all(self, ray, refs: Dict[object, Entry], hub, on_result):
         pending = dict(refs)
         while pending:
@@ -153,10 +163,7 @@ class Driver:
             if gpus == "auto":
                 gpus = 1.0 if ray.cluster_resources().get(self.args.gpu_resource, 0) > 0 else 0.0
             self.gpus = float(gpus)
-            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-            here = ray.get_runtime_context().get_node_id()
-            hub = ProgressHub.options(
-                scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=here, soft=True)).remote()
+            hub = ProgressHub.options(**self._hub_placement(ray)).remote()
 
             # ---- pre-flight: every container, nothing written ----
             t = time.monotonic()
