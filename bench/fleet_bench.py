@@ -52,7 +52,8 @@ def batch_round(folder: str) -> dict:
     m = fresh(folder)
     t0 = time.monotonic()
     r = subprocess.run([WV, "reencrypt", "--credentials-file", m, "--new-encryption", "serpent", "--jobs", "2",
-                        "--json", "-q"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+                        "--json", "-q"], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                       cwd=folder)  # warpvol reads relative paths of a credentials file from its working folder
     wall = time.monotonic() - t0
     if r.returncode != 0:
         sys.exit(f"warpvol reencrypt failed ({r.returncode}):\n{r.stdout}{r.stderr}")
@@ -75,7 +76,9 @@ def show(name: str, rows):
 def main():
     from ray.cluster_utils import Cluster
     cpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-    model = next((l.split(":", 1)[1].strip() for l in cpu.splitlines() if l.startswith("Model name")), "?")
+    field = {l.split(":", 1)[0].strip(): l.split(":", 1)[1].strip() for l in cpu.splitlines() if ":" in l}
+    model = (f"{field.get('Model name', '?')} (family {field.get('CPU family', '?')} model {field.get('Model', '?')}"
+             f", {field.get('Hypervisor vendor', 'no')} hypervisor)")
     print(f"CPU: {model}, {os.cpu_count()} logical CPUs; {len(SIZES)} containers, {sum(SIZES) / MiB:.0f} MiB, "
           f"AES -> Serpent, PIM 1; {ROUNDS} rounds", flush=True)
     T = tempfile.mkdtemp(prefix="wv-fleet-bench-", dir="/tmp")
