@@ -24,7 +24,19 @@ class FleetError(Exception):
         self.code = code
 
 
+def _use_token_auth():
+    """Ray 2.60's `ray start` turns token authentication on, but a driver joining such a cluster sends its token
+    only when told to: do that whenever a token is at hand (it is accepted by clusters without authentication)."""
+    if os.environ.get("RAY_AUTH_MODE"):
+        return
+    if os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH") or \
+            os.path.exists(os.path.expanduser("~/.ray/auth_token")):
+        os.environ["RAY_AUTH_MODE"] = "token"
+
+
 def _connect(address: str):
+    if address != "local":
+        _use_token_auth()
     import ray
     kw = dict(namespace="warpvol-fleet", log_to_driver=False, logging_level=logging.WARNING)
     try:
