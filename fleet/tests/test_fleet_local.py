@@ -9,6 +9,8 @@ reencrypt-array.sbatch run as an array task would run it, SLURM_ARRAY_TASK_ID se
   finished container does nothing; `report` has the table and the JSON; every good container exports to its
   original plaintext with the new password.
 - With the state file lost, `preflight` finds the finished containers by opening them with the new credentials.
+- A run that waits for the lock of an earlier attempt, which then finishes the container, reports it done (not a
+  wrong password).
 
 Args: warpvol binary. Run by fleet/tests/run.sh with the fleet venv's Python.
 """
@@ -142,6 +144,29 @@ def main():
         rc, out, err = fleet("preflight", "--manifest", manifest, "--warpvol", WV, "--new-encryption", "twofish")
         if rc != 0 or out.count(": already-done -- opens with the new credentials: Twofish") != 3:
             fail(f"preflight without the state file: exit {rc}\n{out}{err}")
+        # ---- a retry that waits for the lock of an earlier attempt which then finishes the container ----
+        # (its warpvol outlived a worker Ray gave up on): the retry must report done, not a wrong password.
+        from warpvol_fleet.manifest import read_manifest
+        from warpvol_fleet.volume_job import Settings, _credentials_file, reencrypt
+        o = os.path.join(T, "orphan")
+        os.makedirs(o)
+        plain_o = fx.make_fleet(WV, o, [48 * MiB])
+        task = read_manifest(os.path.join(o, "manifest.jsonl"))[0].to_task()
+        with _credentials_file(task) as cred:
+            orphan = subprocess.Popen([WV, "reencrypt", "--credentials-file", cred, "--new-encryption", "twofish",
+                                       "-q"], env=slow, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+            journal = task["volume"] + ".warpvol-reencrypt"
+            deadline = time.monotonic() + 60
+            while not os.path.exists(journal) and orphan.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+            if not os.path.exists(journal):
+                fail("the earlier attempt did not start")
+            res = reencrypt(task, Settings(warpvol=WV, new_encryption="twofish", busy_wait_s=120))
+            orphan.wait()
+        if res.get("status") != "done" or "earlier attempt" not in res.get("reason", ""):
+            fail(f"retry behind a finishing earlier attempt: {res}")
+        if fx.export_with(WV, task["volume"], os.path.join(o, "new", "00.txt")) != plain_o[task["volume"]]:
+            fail("the container finished by the earlier attempt lost its plaintext")
         print("PASS")
     finally:
         shutil.rmtree(T, ignore_errors=True)

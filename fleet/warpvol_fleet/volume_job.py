@@ -174,6 +174,14 @@ def reencrypt(task: dict, settings: Settings, report: Optional[Reporter] = None,
         if res.get("code") == EXIT_BUSY:
             raise TransientFailure(f"{task['volume']}: still locked after {settings.busy_wait_s:.0f} s: "
                                    f"{res.get('reason')}")
+        if res.get("code") == EXIT_AUTH:
+            # The pre-flight opened it with the old credentials, so an earlier attempt of this task finished the
+            # job in between: its warpvol outlived a worker or node that Ray gave up on (a network partition).
+            info = _opens_with_new_credentials(task, settings)
+            if info is not None:
+                return {"status": "done", "bytes": 0, "seconds": 0.0, "resumed": True,
+                        "reason": f"finished by an earlier attempt; opens with the new credentials "
+                                  f"({info.get('encryption')})"}
         return res
 
 
