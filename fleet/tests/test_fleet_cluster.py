@@ -13,6 +13,7 @@ made with the real `warpvol import` from random data, one manifest line with a w
    says what happened (19 done, the victims resumed after several attempts, the bad line failed with code 2).
 3. The same command again redoes nothing (all recorded done, no container file changes); after the wrong password
    file is fixed, it re-encrypts that one container alone.
+4. A --resource or a manifest line's resource that no node has is refused (exit 1) instead of waiting forever.
 
 Args: warpvol binary. Run by fleet/tests/run.sh with the fleet venv's Python.
 """
@@ -276,6 +277,20 @@ def main():
         if fx.export_with(WV, vols[BAD], os.path.join(T, "new", f"{BAD:02d}.txt"), BASE_ENV) != plain[vols[BAD]]:
             fail("the fixed container does not export its plaintext with the new password")
         log("3. reruns: nothing redone; after the fix only that container was re-encrypted")
+
+        # ---- 4. resources no node has: refused, not waited for forever ----
+        rc, out, _ = run_fleet(common + ["--resource", "nas-z=1"])
+        if rc != 1:
+            fail(f"--resource that no node has: exit {rc} (want 1)")
+        one = os.path.join(T, "one.jsonl")
+        with open(one, "w") as f:
+            f.write(json.dumps({"volume": "c00.hc", "password_file": "new/00.txt", "pim": 1,
+                                "resources": {"nas-z": 1}}) + "\n")
+        rc, out, _ = run_fleet(["--manifest", one] + common[2:])
+        rows = json.load(open(one + ".fleet-report.json"))["containers"]
+        if rc != 1 or rows[0]["result"] != "failed" or "nas-z" not in rows[0]["reason"]:
+            fail(f"a manifest line asking for a resource no node has: exit {rc}, {rows}")
+        log("4. resources no node has are refused before anything runs")
         print("PASS")
     finally:
         if cluster is not None:

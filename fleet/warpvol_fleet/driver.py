@@ -24,19 +24,7 @@ class FleetError(Exception):
         self.code = code
 
 
-def _use_token_auth():
-    """Ray 2.60's `ray start` turns token authentication on, but a driver joining such a cluster sends its token
-    only when told to: do that whenever a token is at hand (it is accepted by clusters without authentication)."""
-    if os.environ.get("RAY_AUTH_MODE"):
-        return
-    if os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH") or \
-            os.path.exists(os.path.expanduser("~/.ray/auth_token")):
-        os.environ["RAY_AUTH_MODE"] = "token"
-
-
 def _connect(address: str):
-    if address != "local":
-        _use_token_auth()
     import ray
     kw = dict(namespace="warpvol-fleet", log_to_driver=False, logging_level=logging.WARNING)
     try:
@@ -44,9 +32,15 @@ def _connect(address: str):
             ray.init(**kw)
         else:
             ray.init(address=address, **kw)
+        return ray
     except Exception as ex:  # ConnectionError, RuntimeError, ValueError: any reason means no cluster
-        raise FleetError(f"cannot connect to the Ray cluster at {address}: {str(ex).splitlines()[0]}", 3)
-    return ray
+        hint = ""
+        # Ray 2.60's `ray start` turns token authentication on; a driver sends its token only in token mode. Not
+        # set here on a guess: in token mode, actors of a cluster WITHOUT authentication die before they run,
+        # and the mode cannot be changed once this process has tried to connect.
+        if address != "local" and not os.environ.get("RAY_AUTH_MODE"):
+            hint = " (a cluster that `ray start` made wants its token: run with RAY_AUTH_MODE=token)"
+        raise FleetError(f"cannot connect to the Ray cluster at {address}: {str(ex).splitlines()[0]}{hint}", 3)
 
 
 def _failure_reason(ex: Exception) -> str:
@@ -175,15 +169,32 @@ class Driver:
             if gpus == "auto":
                 gpus = 1.0 if ray.cluster_resources().get(self.args.gpu_resource, 0) > 0 else 0.0
             self.gpus = float(gpus)
+            # A task asking for a resource no node has would wait forever: refuse that up front.
+            have = ray.cluster_resources()
+            wanted = [k for k, _ in self.args.resource] + ([self.args.gpu_resource] if self.gpus > 0 else [])
+            missing = sorted({k for k in wanted if k not in have})
+            if missing:
+                raise FleetError(f"no node of the cluster has the resource {', '.join(missing)} "
+                                 f"(--resource, --gpu-resource, --gpus-per-task)", 1)
             hub = ProgressHub.options(**self._hub_placement(ray)).remote()
 
             # ---- pre-flight: every container, nothing written ----
             t = time.monotonic()
             pre = ray.remote(preflight_task)
-            refs = {pre.options(retry_exceptions=[TransientFailure], **self._options(ray, e, False))
-                    .remote(e.to_task(), self.settings.to_dict()): e for e in todo}
             ready: List[Tuple[Entry, dict]] = []
             bad: List[Entry] = []
+            refs = {}
+            for e in todo:
+                absent = sorted(k for k in e.resources if k not in have)
+                if absent:
+                    self.rows[e.volume].update(result="failed", code=1, reason=(
+                        f"pre-flight: no node of the cluster has the resource {', '.join(absent)} (manifest line "
+                        f"{e.line})"))
+                    bad.append(e)
+                    self._record(e)
+                    continue
+                refs[pre.options(retry_exceptions=[TransientFailure], **self._options(ray, e, False))
+                     .remote(e.to_task(), self.settings.to_dict())] = e
 
             def preflight_done(e: Entry, res: dict):
                 row = self.rows[e.volume]
