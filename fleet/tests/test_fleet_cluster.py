@@ -279,13 +279,15 @@ def main():
         log("3. reruns: nothing redone; after the fix only that container was re-encrypted")
 
         # ---- 4. resources no node has: refused, not waited for forever ----
-        rc, out, _ = run_fleet(common + ["--resource", "nas-z=1"])
+        one = os.path.join(T, "one.jsonl")
+        line = {"volume": "c00.hc", "password_file": "new/00.txt", "pim": 1, "no_hidden_volume": True}
+        with open(one, "w") as f:
+            f.write(json.dumps(line) + "\n")
+        rc, out, _ = run_fleet(["--manifest", one] + common[2:] + ["--resource", "nas-z=1"])
         if rc != 1:
             fail(f"--resource that no node has: exit {rc} (want 1)")
-        one = os.path.join(T, "one.jsonl")
         with open(one, "w") as f:
-            f.write(json.dumps({"volume": "c00.hc", "password_file": "new/00.txt", "pim": 1,
-                                "resources": {"nas-z": 1}}) + "\n")
+            f.write(json.dumps(dict(line, resources={"nas-z": 1})) + "\n")
         rc, out, _ = run_fleet(["--manifest", one] + common[2:])
         rows = json.load(open(one + ".fleet-report.json"))["containers"]
         if rc != 1 or rows[0]["result"] != "failed" or "nas-z" not in rows[0]["reason"]:

@@ -66,6 +66,7 @@ class Driver:
         self.fp = {e.volume: e.fingerprint(self.defaults) for e in self.entries}
         self.nodes_used = set()
         self.gpus = 0.0
+        self.workers: Dict[str, set] = {}  # volume -> {(node id, worker pid)} of its attempts
         self.timing: Dict[str, float] = {}
 
     # ---- bookkeeping ----
@@ -92,13 +93,18 @@ class Driver:
 
     @staticmethod
     def _hub_placement(ray) -> dict:
-        """The progress actor next to the driver where possible (not on a node a failure may take away)."""
+        """The progress actor on the head node: the cluster does not outlive the head anyway, while a worker node
+        can go at any time (the actor would restart, but with its attempt counts lost)."""
         try:
             from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-            here = ray.get_runtime_context().get_node_id()
-            return {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=here, soft=True)}
-        except Exception:  # Ray Client: the driver is on no node; the actor restarts elsewhere if its node dies
-            return {}
+            head = [n["NodeID"] for n in ray.nodes() if n.get("Alive") and
+                    "node:__internal_head__" in n.get("Resources", {})]
+            if head:
+                # Not soft: a soft affinity sent it to a worker node when the head (0 CPUs) had no idle worker.
+                return {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=head[0], soft=False)}
+        except Exception:
+            pass
+        return {}
 
     def _wait_all(self, ray, refs: Dict[object, Entry], hub, on_result):
         pending = dict(refs)
@@ -126,7 +132,11 @@ class Driver:
         for volume, ev in events:
             if volume in self.rows and ev.get("event") == "started":
                 row = self.rows[volume]
-                row["attempts"] = max(row["attempts"], ev.get("attempt") or 0)
+                # Each attempt runs in its own worker process; the actor's count covers attempts whose events
+                # were lost, the distinct workers cover an actor that restarted.
+                workers = self.workers.setdefault(volume, set())
+                workers.add((ev.get("node_id"), ev.get("worker_pid")))
+                row["attempts"] = max(row["attempts"], ev.get("attempt") or 0, len(workers))
                 row["started"] = row["started"] or rep.now_iso()
             self.progress.event(volume, ev)
 
