@@ -207,6 +207,7 @@ class Driver:
                      .remote(e.to_task(), self.settings.to_dict())] = e
 
             def preflight_done(e: Entry, res: dict):
+                self.progress.preflight_result()
                 row = self.rows[e.volume]
                 rep.apply_result(row, res)
                 if res.get("status") == "ready":
@@ -223,6 +224,7 @@ class Driver:
                     self._record(e)
                     self.progress.event(e.volume, {"event": "failed", "code": row["code"], "reason": row["reason"]})
 
+            self.progress.start_preflight(len(refs))
             self._wait_all(ray, refs, None, preflight_done)
             self.timing["preflight_seconds"] = round(time.monotonic() - t, 3)
             if bad and not self.args.skip_bad:

@@ -1,8 +1,9 @@
 """Fleet progress on the driver: containers queued/running/done/failed, bytes, rate and ETA, on a terminal line
 and as JSON lines (--progress-json, on stderr).
 
-JSON lines: {"kind": "fleet", "phase", "containers", "queued", "running", "done", "failed", "bytes_done",
-"bytes_total", "bytes_per_second", "eta_s", "elapsed_s"} about once a second, and {"kind": "container",
+JSON lines: {"kind": "fleet", "phase": "run", "containers", "queued", "running", "done", "failed", "bytes_done",
+"bytes_total", "bytes_per_second", "eta_s", "elapsed_s"} about once a second ({"kind": "fleet", "phase":
+"preflight", "containers", "checked", "elapsed_s"} before), and {"kind": "container",
 "volume", "event", ...} for each container event (started, retry, progress, done, already-done, failed, skipped),
 with the node and process ids where the event comes from a worker.
 """
@@ -45,13 +46,25 @@ class FleetProgress:
         self.items: Dict[str, _Item] = {}
         self.phase = "preflight"
         self.t0 = time.monotonic()
+        self.t_end = None  # when the last container finished: the rate and ETA stop there
         self.last_line = 0.0
         self.drawn = False
+        self.checking = 0  # pre-flight: containers to check, and checked so far
+        self.checked = 0
+
+    def start_preflight(self, n: int):
+        self.checking = n
+        self.tick(force=True)
+
+    def preflight_result(self):
+        self.checked += 1
+        self.tick()
 
     # ---- what happens ----
     def start_run(self, totals: Dict[str, int]):
         self.phase = "run"
         self.t0 = time.monotonic()
+        self.t_end = None
         self.items = {v: _Item(t) for v, t in totals.items()}
         self.tick(force=True)
 
@@ -84,6 +97,8 @@ class FleetProgress:
                 if it.base is None:
                     it.base = 0
                 it.done = it.total
+        if all(i.state in ("done", "failed") for i in self.items.values()):
+            self.t_end = time.monotonic()
         ev = dict(detail, event=result)
         self._json_event(volume, ev)
         if self.mode == "plain":
@@ -99,9 +114,12 @@ class FleetProgress:
             done_b += it.done
             total_b += it.total
             fresh += it.done - (it.base or 0)
-        el = time.monotonic() - self.t0
+        el = (self.t_end or time.monotonic()) - self.t0
         rate = fresh / el if el > 0.05 else 0.0
         eta = (total_b - done_b) / rate if rate > 0 and total_b > done_b else (0.0 if total_b <= done_b else None)
+        if self.phase == "preflight":
+            return dict(kind="fleet", phase=self.phase, containers=self.checking, checked=self.checked,
+                        elapsed_s=round(el, 2))
         return dict(kind="fleet", phase=self.phase, containers=len(self.items), **counts, bytes_done=done_b,
                     bytes_total=total_b, bytes_per_second=int(rate), eta_s=None if eta is None else round(eta, 1),
                     elapsed_s=round(el, 2))
@@ -129,6 +147,8 @@ class FleetProgress:
 
     @staticmethod
     def line(s: dict) -> str:
+        if s["phase"] == "preflight":
+            return f"fleet: pre-flight, {s['checked']}/{s['containers']} containers checked"
         return (f"fleet: {s['done']}/{s['containers']} done, {s['running']} running, {s['failed']} failed, "
                 f"{s['queued']} queued | {format_bytes(s['bytes_done'])} / {format_bytes(s['bytes_total'])} | "
                 f"{format_bytes(s['bytes_per_second'])}/s | ETA {format_duration(s['eta_s'])}")
