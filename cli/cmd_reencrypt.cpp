@@ -1,13 +1,14 @@
 // warpvol reencrypt VOLUME... [credentials] [--new-encryption CHAIN] [--new-hash PRF] [--new-pim N]
 //   [--new-password-stdin | --new-password-fd N] [--new-keyfile K]... [--no-keyfiles] [--jobs N]
 //   [--engine auto|cpu|gpu] [--resume | --resume-only] [--credentials-file FILE] [--progress-json]
-//   [--resilience checksum|journal] [--hotzone-size N] [--journal-dir DIR] [--skip-bad]
+//   [--resilience checksum|journal] [--hotzone-size N] [--journal-dir DIR] [--skip-bad] [--dry-run]
 //   [--no-hidden-volume | --hidden-password-stdin|-fd N --hidden-keyfile K --hidden-pim N]
 //
 // Fresh master keys (always) and optionally a new chain/PRF/PIM/password/keyfiles for each container, data
 // re-encrypted in place, crash-safe and resumable (core/reencrypt/reencrypt.h has the protocol). Running the
 // same command again continues an interrupted job; --resume-only refuses to start a new one. SIGINT/SIGTERM stop
-// at the next safe point (exit code 6).
+// at the next safe point (exit code 6). --dry-run runs only the pre-flight (each container "ready" or "failed",
+// nothing written), so that a fleet scheduler can check every container before any is touched.
 //
 // Passwords: the current one from the credential options (--password-stdin ...), the new one from --new-password*
 // (default: keep the current password), the hidden volume's from --hidden-password*. When several come from stdin
@@ -415,6 +416,8 @@ class ReencryptCommand final : public Command {
          "folder of the journal files (default: each container's folder)")
         ("jobs,j", po::value<unsigned>()->value_name("N")->default_value(1), "containers re-encrypted at once")
         ("skip-bad", "when some containers fail the pre-flight checks, re-encrypt the others")
+        ("dry-run", "only the pre-flight checks (credentials, journal to resume, lock, new headers); nothing is "
+                    "written; each container is reported ready or failed")
         ("credentials-file", po::value<std::string>()->value_name("FILE"),
          "per-container credentials: one JSON object per line (mode 0600 required)")
         ("progress-json", "progress as JSON lines on stderr (cryptsetup-style, numbers as strings)")
@@ -464,6 +467,7 @@ class ReencryptCommand final : public Command {
     bo.jobs = vm["jobs"].as<unsigned>();
     if (bo.jobs < 1 || bo.jobs > 64) throw Error(ErrorKind::Usage, "--jobs must be between 1 and 64");
     bo.skip_bad = vm.count("skip-bad") > 0;
+    bo.dry_run = vm.count("dry-run") > 0;
     const std::string res = vm["resilience"].as<std::string>();
     if (res == "checksum") bo.job.resilience = reenc::Resilience::Checksum;
     else if (res == "journal") bo.job.resilience = reenc::Resilience::Journal;
@@ -569,7 +573,7 @@ class ReencryptCommand final : public Command {
     std::vector<reenc::ItemResult> results = reenc::run_batch(reqs, bo);
     progress.finish();
     const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-    return summarize(ctx, results, secs);
+    return summarize(ctx, results, secs, bo.dry_run);
   }
 
  private:
@@ -581,12 +585,26 @@ class ReencryptCommand final : public Command {
     ctx.message(r.path + ": " + std::string(item_status_name(r.status)) + ": " + reason);
   }
 
-  static int summarize(Context& ctx, const std::vector<reenc::ItemResult>& results, double secs) {
+  static int summarize(Context& ctx, const std::vector<reenc::ItemResult>& results, double secs, bool dry_run) {
     int code = 0;
     bool interrupted = false;
     size_t done = 0;
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& r : results) {
+      if (r.status == reenc::ItemStatus::Ready) {
+        ++done;
+        if (ctx.json) {
+          arr.push_back({{"volume", r.path},
+                         {"status", "ready"},
+                         {"description", r.description},
+                         {"total_bytes", std::to_string(r.total_bytes)},
+                         {"resume", r.resumed}});
+        } else {
+          ctx.out << r.path << ": ready" << (r.resumed ? " (an interrupted re-encryption resumes)" : "") << " -- "
+                  << r.description << "\n";
+        }
+        continue;
+      }
       if (r.status == reenc::ItemStatus::Done) {
         ++done;
       } else {
@@ -620,12 +638,12 @@ class ReencryptCommand final : public Command {
     }
     if (interrupted) code = exit_code(ErrorKind::Interrupted);
     if (ctx.json) {
-      ctx.out << nlohmann::json{{"volumes", arr}, {"done", done}, {"total", results.size()}, {"seconds", secs},
-                                {"exit_code", code}}
+      ctx.out << nlohmann::json{{"volumes", arr}, {dry_run ? "ready" : "done", done}, {"total", results.size()},
+                                {"seconds", secs}, {"exit_code", code}}
                      .dump(2)
               << std::endl;
     } else if (results.size() > 1) {
-      ctx.out << done << " of " << results.size() << " containers re-encrypted\n";
+      ctx.out << done << " of " << results.size() << (dry_run ? " containers ready\n" : " containers re-encrypted\n");
     }
     ctx.out.flush();
     return code;

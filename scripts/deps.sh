@@ -6,6 +6,7 @@
 #            kernel has no driver) exfat-fuse (mounts exFAT where the kernel has none)
 #   tests:   mtools dosfstools e2fsprogs fio fusefat python3-botan python3-cryptography (the independent oracles)
 #            xvfb desktop-file-utils dbus-daemon (a private system bus for the GUI's udisks2 test)
+#            python3-venv (scripts/fleet-venv.sh: warpvol-fleet's venv, Ray pinned in fleet/pyproject.toml, from PyPI)
 #   GUI:     qt6-base-dev qt6-charts-dev libqt6opengl6-dev (Qt6Charts' CMake package needs it; with
 #            --no-install-recommends nothing pulls it in) libqt6svg6 (the icons) qt6-qpa-plugins (the window)
 #   package: dpkg-dev (dpkg-shlibdeps for the .deb's Depends) man-db (the installed-package check's `man -w`)
@@ -13,7 +14,7 @@ WARPVOL_PACKAGES=(
   build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev libssl-dev
   nlohmann-json3-dev libfuse3-dev fuse3 mtools python3-botan python3-cryptography qt6-base-dev qt6-charts-dev
   libqt6opengl6-dev libqt6svg6 qt6-qpa-plugins xvfb desktop-file-utils fio e2fsprogs dosfstools fusefat dbus-daemon
-  dpkg-dev man-db exfatprogs ntfs-3g exfat-fuse
+  dpkg-dev man-db exfatprogs ntfs-3g exfat-fuse python3-venv
 )
 
 WARPVOL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -8,6 +8,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/deps.sh"
 
 warpvol_install_deps
 warpvol_build
+# The fleet tests' venv (Ray from PyPI), made once before ctest runs them (they would make it too, one at a time).
+"$(dirname "${BASH_SOURCE[0]}")/fleet-venv.sh" > /dev/null || warpvol_log "the fleet venv could not be made (PyPI?)"
 
 failed=()
 bash "$WARPVOL_ROOT/scripts/check_components.sh" "$WARPVOL_BUILD" || failed+=(components)

@@ -16,6 +16,7 @@ std::string_view item_status_name(ItemStatus s) {
     case ItemStatus::Skipped: return "skipped";
     case ItemStatus::Failed: return "failed";
     case ItemStatus::Interrupted: return "interrupted";
+    case ItemStatus::Ready: return "ready";
   }
   return "?";
 }
@@ -70,6 +71,13 @@ std::vector<ItemResult> run_batch(const std::vector<VolumeRequest>& requests, co
       r.preflight_failed = true;
     }
   });
+  if (opt.dry_run) {
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (!results[i].preflight_failed) results[i].status = ItemStatus::Ready;
+      jobs[i].reset();  // closes the container and releases its lock
+    }
+    return results;
+  }
   std::vector<std::string> bad;
   ErrorKind first_kind = ErrorKind::Io;
   for (const ItemResult& r : results)

@@ -13,8 +13,9 @@
 
 namespace warpvol::reenc {
 
-enum class ItemStatus { Done, Skipped, Failed, Interrupted };
-std::string_view item_status_name(ItemStatus s);  // "done", "skipped", "failed", "interrupted"
+enum class ItemStatus { Done, Skipped, Failed, Interrupted, Ready };
+// "done", "skipped", "failed", "interrupted", "ready" (dry run: passed the pre-flight, nothing written)
+std::string_view item_status_name(ItemStatus s);
 
 struct ItemResult {
   std::string path;
@@ -32,6 +33,10 @@ struct BatchOptions {
   JobOptions job;       // shared by all containers (engine, cancel, progress, resilience, hot zone, ...)
   unsigned jobs = 1;    // containers processed at once
   bool skip_bad = false;
+  // Pre-flight only: every container is checked exactly as for a real run (credentials, journal to resume, lock,
+  // hidden-volume rules, new headers, journal folder) and reported Ready or Failed; nothing is written. Lets a
+  // scheduler spread over many machines check a whole fleet before the first container is touched.
+  bool dry_run = false;
   // Called (from the calling thread) once every container is prepared, before anything is written.
   std::function<void(const std::vector<ItemResult>&, const std::vector<const Job*>&)> on_prepared;
 };

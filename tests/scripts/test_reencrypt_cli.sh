@@ -54,6 +54,24 @@ ls "$T"/*.warpvol-reencrypt > /dev/null 2>&1 && fail "journal created although o
 grep -q "failed\|skipped" "$T/sum.txt" && fail "failures also on stdout: $(cat "$T/sum.txt")"
 grep "b4.hc: failed" "$T/err.txt" | grep -q "failed: .*b4.hc" && fail "container name repeated: $(cat "$T/err.txt")"
 
+# ---- --dry-run: the pre-flight alone, every container reported, nothing written; a locked container is busy ----
+"$WV" reencrypt --credentials-file "$C" --hash sha512 --new-encryption serpent --dry-run > "$T/sum.txt" 2> "$T/err.txt"
+rc=$?
+[ $rc = 2 ] || fail "--dry-run with a wrong password: exit $rc (want 2): $(cat "$T/err.txt")"
+grep -q "b4.hc: failed" "$T/sum.txt" || fail "dry-run summary: $(cat "$T/sum.txt")"
+[ "$(grep -c ": ready -- normal volume 2 MiB: AES -> Serpent" "$T/sum.txt")" = 4 ] || fail "dry-run: $(cat "$T/sum.txt")"
+[ "$(sha256sum "$T"/b?.hc)" = "$sums_before" ] || fail "--dry-run wrote to a container"
+ls "$T"/*.warpvol-reencrypt > /dev/null 2>&1 && fail "--dry-run created a journal"
+# -o: the lock belongs to flock itself (not to its sleep child), so killing flock releases it.
+flock -o -x "$T/b2.hc" sleep 30 &
+LOCKER=$!
+for _ in $(seq 100); do flock -n -x "$T/b2.hc" true 2>/dev/null || break; sleep 0.05; done
+printf 'pw2\n' | "$WV" reencrypt "$T/b2.hc" --password-stdin --pim 1 --hash sha512 --no-hidden-volume --dry-run --json \
+  > "$T/sum.txt" 2> "$T/err.txt"; rc=$?
+pkill -P "$LOCKER" sleep; kill "$LOCKER"; wait "$LOCKER" 2>/dev/null
+[ $rc = 5 ] || fail "--dry-run on a locked container: exit $rc (want 5): $(cat "$T/err.txt")"
+grep -q "in use by another warpvol process" "$T/sum.txt" || fail "busy reason: $(cat "$T/sum.txt")"
+
 "$WV" reencrypt --credentials-file "$C" --hash sha512 --new-encryption serpent --jobs 2 --skip-bad --progress-json \
   > "$T/sum.txt" 2> "$T/progress.txt"; rc=$?
 [ $rc = 2 ] || fail "--skip-bad with one bad container: exit $rc (want 2, not all succeeded)"
@@ -137,6 +155,12 @@ for pw in old new; do
   echo "$out" | grep -q "reencrypt --resume" || fail "mount: no pointer to --resume: $out"
   echo "$out" | grep -qF "$V" || fail "mount: the message does not name the container: $out"
 done
+half=$(sha256sum "$V" "$V.warpvol-reencrypt")
+out=$(printf 'old\nnew\n' | "$WV" reencrypt "$V" --password-stdin --pim 1 --hash sha512 --new-password-stdin --new-pim 1 \
+  --new-encryption aes --no-hidden-volume --dry-run --json 2>&1); rc=$?
+[ $rc = 0 ] || fail "--dry-run of a half re-encrypted container: exit $rc: $out"
+echo "$out" | grep -q '"resume": true' || fail "--dry-run does not say the job resumes: $out"
+[ "$(sha256sum "$V" "$V.warpvol-reencrypt")" = "$half" ] || fail "--dry-run wrote to a half re-encrypted container"
 run_big --progress-json   # a resumed job stops the same way
 stop_big INT recover
 run_big --progress-json
