@@ -3,7 +3,7 @@ reencrypt-array.sbatch run as an array task would run it, SLURM_ARRAY_TASK_ID se
 
 - Manifest lines with a password in them, unknown keys, no volume, a volume listed twice: exit 1, one line naming
   the manifest line, and the password itself never echoed.
-- `preflight`: a wrong password is reported (exit 2), nothing written.
+- `preflight`: a wrong password is reported (exit 2), nothing written; no warpvol binary: exit 3, said per line.
 - Array tasks: each container re-encrypted by its task; the wrong one fails (exit 2); a `warpvol` killed with
   SIGKILL mid-container makes its task exit 6 (interrupted) and the same task again resumes it; a task for a
   finished container does nothing; `report` has the table and the JSON; every good container exports to its
@@ -91,6 +91,9 @@ def main():
             fail(f"preflight with a wrong password: exit {rc}\n{out}{err}")
         if {v: os.stat(v).st_mtime_ns for v in vols} != stamps:
             fail("preflight wrote to a container")
+        rc, out, err = fleet("preflight", "--manifest", manifest, "--warpvol", os.path.join(T, "no-such-warpvol"))
+        if rc != 3 or out.count("cannot run") != 4:
+            fail(f"preflight without a warpvol binary: exit {rc}\n{out}{err}")
 
         # ---- the array tasks ----
         for i in (0, 2):

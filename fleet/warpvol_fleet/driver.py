@@ -115,9 +115,8 @@ class Driver:
                 e = pending.pop(ref)
                 try:
                     res = ray.get(ref)
-                except Exception as ex:  # the task failed for good: retries used up, node lost, unschedulable
-                    res = {"status": "failed", "code": 3,
-                           "reason": f"gave up after {self.args.max_retries + 1} attempt(s): {_failure_reason(ex)}"}
+                except Exception as ex:  # the task failed for good: its retries used up, or a bug
+                    res = {"status": "failed", "code": 3, "reason": f"task failed: {_failure_reason(ex)}"}
                 on_result(e, res)
             self.progress.tick()
         self._drain(ray, hub)

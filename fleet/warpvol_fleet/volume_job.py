@@ -141,9 +141,12 @@ def _opens_with_new_credentials(task: dict, settings: Settings) -> Optional[dict
 def preflight(task: dict, settings: Settings) -> dict:
     """`warpvol reencrypt --dry-run`: {"status": "ready", "resume", "total_bytes", "description"} or
     {"status": "already-done", "description"} or {"status": "failed", "code", "reason"}. Writes nothing."""
-    with _credentials_file(task) as cred:
-        r = subprocess.run(_reencrypt_argv(settings, task, cred) + ["--dry-run"], stdin=subprocess.DEVNULL,
-                           capture_output=True, text=True, preexec_fn=_die_with_parent)
+    try:
+        with _credentials_file(task) as cred:
+            r = subprocess.run(_reencrypt_argv(settings, task, cred) + ["--dry-run"], stdin=subprocess.DEVNULL,
+                               capture_output=True, text=True, preexec_fn=_die_with_parent)
+    except OSError as ex:
+        return _cannot_run(settings, ex)
     s = _summary(r.stdout)
     if r.returncode < 0:
         raise TransientFailure(f"warpvol --dry-run killed by signal {-r.returncode}")
@@ -185,7 +188,18 @@ def reencrypt(task: dict, settings: Settings, report: Optional[Reporter] = None,
         return res
 
 
+def _cannot_run(settings: Settings, ex: OSError) -> dict:
+    return {"status": "failed", "code": 3, "reason": f"cannot run {settings.warpvol} on this node: {ex.strerror}"}
+
+
 def _reencrypt_once(task: dict, settings: Settings, report: Optional[Reporter], where: dict) -> dict:
+    try:
+        return _reencrypt_run(task, settings, report, where)
+    except OSError as ex:
+        return _cannot_run(settings, ex)
+
+
+def _reencrypt_run(task: dict, settings: Settings, report: Optional[Reporter], where: dict) -> dict:
     emit = report or (lambda e: None)
     t0 = time.monotonic()
     with _credentials_file(task) as cred:
