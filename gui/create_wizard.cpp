@@ -361,7 +361,9 @@ void CreateWizard::start_creation() {
     cancel_button->setEnabled(false);
     if (created_) {
       progress_bar->setValue(1000);
-      done_label->setText(tr("The volume %1 has been created.").arg(path_edit->text()));
+      done_label->setText(tr("The volume %1 has been created. Filesystem: %2.")
+                              .arg(path_edit->text(), filesystem() == "none" ? tr("none (unformatted)")
+                                                                             : filesystem().toUpper()));
       next();
     } else {
       progress_label->setText(err);

@@ -18,8 +18,9 @@ struct OuterFsInfo {
 using PlaintextReader = std::function<void(uint64_t offset, uint8_t* buf, size_t len)>;
 
 // data_size: size of the outer data area. "none": no known filesystem signature (not understood: it may be a
-// filesystem not known here). btrfs and XFS are recognised but not understood. Error(Format) when a recognised filesystem's metadata is inconsistent. Reads metadata in
-// bounded chunks: memory stays O(1 MiB) whatever the boot sector or superblock claims.
+// filesystem not known here). btrfs and XFS are recognised but not understood. Error(Format) when a recognised
+// filesystem's metadata is inconsistent. Reads metadata in bounded chunks: memory stays O(1 MiB) whatever the
+// boot sector or superblock claims.
 OuterFsInfo scan_outer_filesystem(const PlaintextReader& read, uint64_t data_size);
 
 }  // namespace warpvol

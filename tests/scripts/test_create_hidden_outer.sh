@@ -46,6 +46,13 @@ for fs in fat exfat ntfs ext4; do
   check "$fs: a hidden volume over the outer files is refused (exit 1)" test "$rc" = 1
   check "$fs: ... naming the largest size that fits" grep -q "largest --size that fits" "$TMP/err"
 
+  if [ "$fs" = fat ]; then
+    printf '%s\n%s\n' "$OPW" "$OPW" | "$WARPVOL" create "$V" --type hidden --size 4M "${N[@]}" --password-stdin \
+      --outer-password-stdin --outer-pim 1 >/dev/null 2>"$TMP/err" && rc=0 || rc=$?
+    check "$fs: the outer password as the hidden one is refused (exit 1)" test "$rc" = 1
+    check "$fs: ... saying they must differ" grep -q "must differ" "$TMP/err"
+  fi
+
   printf '%s\n%s\n' "wrong-outer" "$HPW" | "$WARPVOL" create "$V" --type hidden --size 4M "${N[@]}" --password-stdin \
     --outer-password-stdin --outer-pim 1 >/dev/null 2>"$TMP/err" && rc=0 || rc=$?
   check "$fs: wrong outer password: exit 2" test "$rc" = 2
