@@ -3,6 +3,7 @@
 // speed, ETA, Cancel removes the partial file) -> done.
 #pragma once
 #include <QFutureWatcher>
+#include <QStringList>
 #include <QWizard>
 #include <atomic>
 #include <functional>
@@ -22,6 +23,9 @@ class QPushButton;
 namespace warpvol::gui {
 
 class CredentialsWidget;
+
+// The filesystems the wizard offers ("none" and mkfs types), in its list's order.
+QStringList wizard_filesystems();
 
 enum WizardPage { PageType, PageLocation, PageEncryption, PageSize, PagePassword, PageFilesystem, PageProgress, PageDone };
 

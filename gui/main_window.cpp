@@ -30,6 +30,7 @@
 #include "gui/credentials_widget.h"
 #include "gui/mount_dialog.h"
 #include "gui/operations.h"
+#include "gui/preferences.h"
 #include "gui/reencrypt_dialog.h"
 #include "gui/simple_dialogs.h"
 
@@ -86,20 +87,7 @@ MainWindow::MainWindow(std::shared_ptr<DialogFactory> dialogs, std::shared_ptr<S
   l->addLayout(buttons);
   setCentralWidget(central);
 
-  auto* volumes = menuBar()->addMenu(tr("&Volumes"));
-  volumes->addAction(tr("Create Volume..."), this, &MainWindow::create_volume);
-  volumes->addAction(tr("Change Password or Keyfiles..."), this, &MainWindow::change_credentials);
-  volumes->addAction(tr("Header Backup / Restore..."), this, &MainWindow::header_backup_restore);
-  volumes->addAction(tr("Re-encrypt Volumes..."), this, &MainWindow::reencrypt);
-  volumes->addSeparator();
-  volumes->addAction(tr("Dismount All"), this, &MainWindow::dismount_everything);
-  volumes->addAction(tr("Quit"), qApp, &QApplication::quit);
-  auto* tools = menuBar()->addMenu(tr("&Tools"));
-  tools->addAction(tr("Benchmark..."), this, &MainWindow::show_benchmark);
-  tools->addAction(tr("Clear Volume History"), this, [this] {
-    settings_->clear_history();
-    path_->clear();
-  });
+  build_menus();
 
   connect(select, &QPushButton::clicked, this, &MainWindow::select_file);
   connect(never_history_, &QCheckBox::toggled, this, [this](bool on) {
@@ -187,8 +175,11 @@ void MainWindow::mount_selected() {
   if (QString why = privilege_problem(); !why.isEmpty())
     return dialogs_->message(this, tr("Mount"), tr("Mounting is not possible here: %1").arg(why), true);
   MountDialog d(volume, this);
+  const Preferences prefs = Preferences::load(*settings_);
+  d.prefill(prefs.mount_read_only, QString());
   if (!dialogs_->run(d)) return;
   MountParams p = d.params();
+  prefs.apply_to_mount(p);
   remember(volume);
   run_busy(tr("Deriving the header key and mounting %1...").arg(volume), [p] { mount_volume(p); },
            [this](const QString& err) {
@@ -221,6 +212,7 @@ void MainWindow::dismount_everything() {
 
 void MainWindow::create_volume() {
   CreateWizard w(this);
+  Preferences::load(*settings_).apply_to_wizard(w);
   w.on_benchmark = [this] { show_benchmark(); };
   dialogs_->run(w);
   refresh();

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "gui/dialog_factory.h"
+#include "gui/favourites.h"
 #include "gui/settings.h"
 #include "gui/slot_model.h"
 
@@ -48,9 +49,20 @@ class MainWindow : public QMainWindow {
   void header_backup_restore();
   void reencrypt();
   void refresh();
+  // gui/main_window_features.cpp
+  void show_preferences();
+  void organize_favourites();
+  void add_current_to_favourites();
+  void mount_favourites();
+  void keyfile_generator();
+  void show_about();
+  void show_documentation();
 
  signals:
   void operation_finished(const QString& error);
+  void favourites_finished();  // Mount Favourites went through the whole list
+  void preferences_changed();
+  void notified(const QString& title, const QString& text);  // every notification, shown in the tray or not
 
  protected:
   void dragEnterEvent(QDragEnterEvent* e) override;
@@ -58,6 +70,11 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* e) override;
 
  private:
+  void build_menus();  // gui/main_menus.cpp
+  // What Add Current / Organize Favourites offer: the selected mounted row, else the path box.
+  Favourite current_favourite() const;
+  void mount_favourite_at(std::shared_ptr<std::vector<Favourite>> list, size_t i);
+  void notify(const QString& title, const QString& text);
   void build_tray();
   void rebuild_tray_menu();
   int selected_slot() const;

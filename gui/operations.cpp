@@ -34,6 +34,7 @@ mount::MountRecord mount_volume(const MountParams& p) {
   req.filesystem = p.no_filesystem ? "none" : "auto";
   req.fs_options = p.fs_options.toStdString();
   req.mount_point = p.mount_point.toStdString();
+  req.slot = p.slot;
   req.engine = p.engine;
   if (p.protect_hidden) {
     if (h.slot == SlotKind::Hidden)

@@ -1,0 +1,386 @@
+// QTest, offscreen: the features a VeraCrypt user looks for. Preferences (persisted, applied to the Mount dialog and
+// the wizard), favourites (store, organise dialog, Mount Favourites through the Mount dialog), keyboard shortcuts,
+// the keyfile generator, About. Dialogs are never exec()ed: an injected factory answers them.
+#include <sys/stat.h>
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "core/util/error.h"
+#include "gui/about_dialog.h"
+#include "gui/create_wizard.h"
+#include "gui/credentials_widget.h"
+#include "gui/favourites_dialog.h"
+#include "gui/keyfile_generator.h"
+#include "gui/main_window.h"
+#include "gui/mount_dialog.h"
+#include "gui/preferences_dialog.h"
+#include "gui/settings.h"
+
+using namespace warpvol::gui;
+
+namespace {
+
+// Records every dialog it is asked to run; `answer` decides (and may fill) each one.
+class ScriptedFactory : public DialogFactory {
+ public:
+  QStringList shown;
+  QStringList messages;
+  std::function<bool(QDialog&)> answer = [](QDialog&) { return false; };
+  bool run(QDialog& d) override {
+    shown << d.metaObject()->className();
+    return answer(d);
+  }
+  void message(QWidget*, const QString&, const QString& text, bool) override { messages << text; }
+  QString choose_volume(QWidget*) override { return {}; }
+  bool confirm(QWidget*, const QString&, const QString&) override { return false; }
+};
+
+std::vector<SlotRow> no_rows() { return {}; }
+
+}  // namespace
+
+class GuiFeatures : public QObject {
+  Q_OBJECT
+ private slots:
+  void preferences_persist_and_default_sensibly() {
+    QTemporaryDir dir;
+    Settings s(dir.path());
+    const Preferences defaults = Preferences::load(s);
+    QCOMPARE(defaults, Preferences{});
+    Preferences p;
+    p.engine = warpvol::EngineChoice::Cpu;
+    p.mount_read_only = true;
+    p.mount_point_base = "/mnt/vols";
+    p.save_history = false;
+    p.auto_dismount = {true, 7, true, true, true, true};
+    p.wizard_filesystem = "ext4";
+    p.wizard_chain = "serpent-twofish-aes";
+    p.notifications = false;
+    p.save(s);
+    Settings again(dir.path());
+    QCOMPARE(Preferences::load(again), p);
+    QVERIFY(again.never_save_history());  // the history switch is the main window's one
+  }
+
+  void preferences_dialog_round_trip_and_validation() {
+    Preferences p;
+    p.engine = warpvol::EngineChoice::Gpu;
+    p.auto_dismount.on_inactivity = true;
+    p.auto_dismount.inactivity_minutes = 12;
+    p.wizard_chain = "aes-twofish";
+    p.wizard_filesystem = "exfat";
+    PreferencesDialog d(p);
+    QCOMPARE(d.preferences(), p);
+    QVERIFY(d.inactivity_minutes->isEnabled());
+    d.inactivity_box->setChecked(false);
+    QVERIFY(!d.inactivity_minutes->isEnabled());
+    d.suspend_box->setChecked(true);
+    d.engine_combo->setCurrentIndex(d.engine_combo->findData("cpu"));
+    QCOMPARE(d.preferences().engine, warpvol::EngineChoice::Cpu);
+    QVERIFY(d.preferences().auto_dismount.on_suspend);
+    d.mount_base_edit->setText("relative/dir");
+    QVERIFY(d.validate().contains("absolute"));
+    d.accept();
+    QVERIFY(d.result() != QDialog::Accepted);
+    QTemporaryDir dir;
+    QFile file(dir.filePath("plain"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    d.mount_base_edit->setText(file.fileName());
+    QVERIFY(d.validate().contains("not a folder"));
+    d.mount_base_edit->setText(dir.path());
+    QVERIFY(d.validate().isEmpty());
+  }
+
+  void preferences_apply_to_mount_and_wizard() {
+    Preferences p;
+    p.engine = warpvol::EngineChoice::Cpu;
+    p.mount_point_base = "/mnt/vols";
+    MountParams m;
+    m.slot = 5;
+    p.apply_to_mount(m);
+    QCOMPARE(m.engine, warpvol::EngineChoice::Cpu);
+    QCOMPARE(m.mount_point, QString("/mnt/vols/slot5"));
+    MountParams named;
+    named.mount_point = "/elsewhere";
+    p.apply_to_mount(named);
+    QCOMPARE(named.mount_point, QString("/elsewhere"));  // the user's own choice wins
+    MountParams device_only;
+    device_only.no_filesystem = true;
+    p.apply_to_mount(device_only);
+    QVERIFY(device_only.mount_point.isEmpty());
+
+    p.wizard_filesystem = "exfat";
+    p.wizard_chain = "kuznyechik-serpent-camellia";
+    CreateWizard w;
+    p.apply_to_wizard(w);
+    QCOMPARE(w.filesystem(), QString("exfat"));
+    QCOMPARE(w.chain_combo->currentText(), QString("Kuznyechik-Serpent-Camellia"));
+  }
+
+  void preferences_dialog_saves_through_the_main_window() {
+    QTemporaryDir dir;
+    auto f = std::make_shared<ScriptedFactory>();
+    auto settings = std::make_shared<Settings>(dir.path());
+    f->answer = [](QDialog& d) {
+      auto* p = qobject_cast<PreferencesDialog*>(&d);
+      if (!p) return false;
+      p->read_only_box->setChecked(true);
+      p->history_box->setChecked(false);
+      p->quit_box->setChecked(true);
+      return true;
+    };
+    MainWindow w(f, settings, no_rows);
+    w.show_preferences();
+    QCOMPARE(f->shown, QStringList{"warpvol::gui::PreferencesDialog"});
+    const Preferences saved = Preferences::load(*settings);
+    QVERIFY(saved.mount_read_only);
+    QVERIFY(saved.auto_dismount.on_quit);
+    QVERIFY(!saved.save_history);
+    QVERIFY(settings->never_save_history());
+
+    // The Mount dialog then starts read-only.
+    bool read_only_seen = false;
+    f->answer = [&](QDialog& d) {
+      if (auto* m = qobject_cast<MountDialog*>(&d)) read_only_seen = m->params().read_only;
+      return false;
+    };
+    w.set_volume_path("/tmp/some.hc");
+    w.mount_selected();
+    if (privilege_problem().isEmpty()) QVERIFY(read_only_seen);
+  }
+
+  void favourites_store_round_trip_and_damage() {
+    QTemporaryDir dir;
+    const FavouritesStore store = FavouritesStore::beside(dir.filePath("warpvol-gui.ini"));
+    QCOMPARE(store.file(), dir.filePath("favourites.json"));
+    QVERIFY(store.load().empty());
+    const std::vector<Favourite> list{{"/data/a.hc", 3, "/mnt/a", true, "work"}, {"/dev/sdb2", 0, "", false, ""}};
+    store.save(list);
+    QCOMPARE(store.load(), list);
+    QFile f(store.file());
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write("{ not json");
+    f.close();
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, store.load());
+  }
+
+  void favourites_validation() {
+    QVERIFY(validate_favourites({{"/a.hc", 1}, {"/b.hc", 2}}).isEmpty());
+    QVERIFY(validate_favourites({{"/a.hc", 1}, {"/b.hc", 1}}).contains("slot 1 is used twice"));
+    QVERIFY(validate_favourites({{"/a.hc", 0, "/m"}, {"/b.hc", 0, "/m"}}).contains("used twice"));
+    QVERIFY(validate_favourites({{"/a.hc", 0}, {"/b.hc", 0}}).isEmpty());  // two "first free" slots are fine
+    QVERIFY(validate_favourites({{"/a.hc", 65}}).contains("slot"));
+    QVERIFY(validate_favourites({{"/a.hc", 1, "rel"}}).contains("absolute"));
+    QVERIFY(validate_favourites({{"  "}}).contains("no volume"));
+  }
+
+  void favourites_dialog_add_edit_remove_move() {
+    FavouritesDialog d({{"/data/a.hc", 1}}, Favourite{"/data/mounted.hc", 4, "/mnt/m", true});
+    QVERIFY(d.add_current_button()->isEnabled());
+    d.add_current_button()->click();
+    QCOMPARE(d.table()->rowCount(), 2);
+    auto list = d.favourites();
+    QCOMPARE(list[1], (Favourite{"/data/mounted.hc", 4, "/mnt/m", true}));
+    d.choose_volume = [] { return QString("/data/picked.hc"); };
+    d.findChildren<QPushButton*>().at(1)->click();  // Add Volume...
+    QCOMPARE(d.favourites().back().volume, QString("/data/picked.hc"));
+    d.table()->selectRow(2);
+    d.move_selected(-1);
+    QCOMPARE(d.favourites()[1].volume, QString("/data/picked.hc"));
+    QCOMPARE(d.favourites()[2].volume, QString("/data/mounted.hc"));
+    d.table()->item(0, FavouritesDialog::Slot)->setText("x");
+    QVERIFY(!d.validate().isEmpty());
+    d.accept();
+    QVERIFY(d.result() != QDialog::Accepted);
+    QVERIFY(!d.error_label()->text().isEmpty());
+    d.table()->item(0, FavouritesDialog::Slot)->setText("4");  // clashes with the mounted one's slot 4
+    QVERIFY(d.validate().contains("slot 4 is used twice"));
+    d.table()->item(0, FavouritesDialog::Slot)->setText("");
+    d.table()->item(0, FavouritesDialog::ReadOnly)->setCheckState(Qt::Checked);
+    QVERIFY(d.validate().isEmpty());
+    QVERIFY(d.favourites()[0].read_only);
+    d.table()->selectRow(1);
+    d.remove_selected();
+    QCOMPARE(d.table()->rowCount(), 2);
+    d.accept();
+    QCOMPARE(d.result(), int(QDialog::Accepted));
+    FavouritesDialog empty({}, Favourite{});
+    QVERIFY(!empty.add_current_button()->isEnabled());
+  }
+
+  void main_window_saves_favourites_from_the_organise_dialog() {
+    QTemporaryDir dir;
+    auto f = std::make_shared<ScriptedFactory>();
+    auto settings = std::make_shared<Settings>(dir.path());
+    std::vector<SlotRow> rows{{2, "/data/open.hc", 1 << 20, dir.path(), "AES", "cpu", true, false, false, "mounted"}};
+    MainWindow w(f, settings, [&] { return rows; });
+    w.table()->selectRow(0);
+    f->answer = [](QDialog& d) {
+      auto* fd = qobject_cast<FavouritesDialog*>(&d);
+      if (!fd) return false;
+      fd->add_current_button()->click();
+      return true;
+    };
+    w.organize_favourites();
+    const auto saved = FavouritesStore::beside(settings->file_path()).load();
+    QCOMPARE(saved.size(), size_t(1));
+    QCOMPARE(saved[0], (Favourite{"/data/open.hc", 2, dir.path(), true}));
+    w.add_current_to_favourites();  // the same one again: said, not duplicated
+    QCOMPARE(FavouritesStore::beside(settings->file_path()).load().size(), size_t(1));
+    QVERIFY(f->messages.last().contains("already"));
+  }
+
+  // Mount Favourites runs the Mount dialog for each favourite (prefilled from it), skips what is mounted, reports
+  // each failure with its volume, and goes on to the next.
+  void mount_favourites_goes_through_the_mount_dialog_for_each() {
+    QTemporaryDir dir;
+    auto f = std::make_shared<ScriptedFactory>();
+    auto settings = std::make_shared<Settings>(dir.path());
+    std::vector<SlotRow> rows{{1, "/data/already.hc", 1 << 20, "/mnt/x", "AES", "cpu", false, false, false, "mounted"}};
+    FavouritesStore::beside(settings->file_path())
+        .save({{dir.filePath("missing1.hc"), 7, dir.filePath("m1"), true},
+               {"/data/already.hc", 0},
+               {dir.filePath("missing2.hc"), 0, "", false}});
+    MainWindow w(f, settings, [&] { return rows; });
+    QStringList volumes;
+    QList<bool> read_only;
+    QStringList points;
+    f->answer = [&](QDialog& d) {
+      auto* m = qobject_cast<MountDialog*>(&d);
+      if (!m) return false;
+      m->credentials()->set_password("pw");
+      volumes << m->params().volume;
+      read_only << m->params().read_only;
+      points << m->params().mount_point;
+      return true;
+    };
+    QSignalSpy done(&w, &MainWindow::favourites_finished);
+    w.mount_favourites();
+    if (const QString why = privilege_problem(); !why.isEmpty()) {
+      QVERIFY(f->messages.last().contains(why));
+      return;
+    }
+    QVERIFY(done.wait(20000));
+    QCOMPARE(volumes, QStringList({dir.filePath("missing1.hc"), dir.filePath("missing2.hc")}));
+    QCOMPARE(read_only, QList<bool>({true, false}));
+    QCOMPARE(points.first(), dir.filePath("m1"));
+    QCOMPARE(f->messages.size(), 2);  // each missing container, named
+    QVERIFY(f->messages[0].startsWith(dir.filePath("missing1.hc") + ":"));
+    QVERIFY(f->messages[1].startsWith(dir.filePath("missing2.hc") + ":"));
+  }
+
+  void mount_favourites_without_favourites_says_how_to_add_them() {
+    QTemporaryDir dir;
+    auto f = std::make_shared<ScriptedFactory>();
+    MainWindow w(f, std::make_shared<Settings>(dir.path()), no_rows);
+    w.mount_favourites();
+    QCOMPARE(f->messages.size(), 1);
+    QVERIFY(f->messages.first().contains("Organize"));
+    QVERIFY(f->shown.isEmpty());
+  }
+
+  void shortcuts_reach_their_actions() {
+    QTemporaryDir dir;
+    auto f = std::make_shared<ScriptedFactory>();
+    MainWindow w(f, std::make_shared<Settings>(dir.path()), no_rows);
+    const std::pair<const char*, QKeySequence> expected[] = {
+        {"action_mount", QKeySequence("Ctrl+M")},          {"action_dismount", QKeySequence("Ctrl+D")},
+        {"action_dismount_all", QKeySequence("Ctrl+Shift+D")}, {"action_create", QKeySequence("Ctrl+N")},
+        {"action_properties", QKeySequence("Ctrl+I")},     {"action_preferences", QKeySequence("Ctrl+,")},
+        {"action_quit", QKeySequence("Ctrl+Q")},           {"action_select_file", QKeySequence("Ctrl+O")},
+        {"action_benchmark", QKeySequence("Ctrl+B")},      {"action_keyfile_generator", QKeySequence("Ctrl+K")},
+        {"action_mount_favourites", QKeySequence("Ctrl+Shift+M")},
+        {"action_organize_favourites", QKeySequence("Ctrl+Shift+F")},
+        {"action_documentation", QKeySequence("F1")}};
+    QSet<QString> seen;
+    for (const auto& [name, keys] : expected) {
+      auto* a = w.findChild<QAction*>(name);
+      QVERIFY2(a, name);
+      QCOMPARE(a->shortcut(), keys);
+      QVERIFY2(!seen.contains(keys.toString()), "a shortcut is used twice");
+      seen.insert(keys.toString());
+    }
+    w.show();
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QTest::keyClick(&w, Qt::Key_Comma, Qt::ControlModifier);
+    QTest::keyClick(&w, Qt::Key_K, Qt::ControlModifier);
+    QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier | Qt::ShiftModifier);
+    QTest::keyClick(&w, Qt::Key_N, Qt::ControlModifier);
+    QCOMPARE(f->shown, QStringList({"warpvol::gui::PreferencesDialog", "warpvol::gui::KeyfileGeneratorDialog",
+                                    "warpvol::gui::FavouritesDialog", "warpvol::gui::CreateWizard"}));
+    f->messages.clear();
+    QTest::keyClick(w.table(), Qt::Key_M, Qt::ControlModifier);  // from the table: Mount without a volume
+    QCOMPARE(f->messages.size(), 1);
+  }
+
+  void keyfile_generator_writes_random_files_and_never_half_a_batch() {
+    QTemporaryDir dir;
+    KeyfileBatch b{dir.path(), "key", 3, 100, false};
+    QCOMPARE(keyfile_batch_paths(b), QStringList({dir.filePath("key"), dir.filePath("key_1"), dir.filePath("key_2")}));
+    const QStringList written = generate_keyfiles(b);
+    QCOMPARE(written.size(), 3);
+    QSet<QByteArray> contents;
+    for (const QString& p : written) {
+      QFile f(p);
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      const QByteArray c = f.readAll();
+      QCOMPARE(c.size(), 100);
+      QVERIFY(c != QByteArray(100, '\0'));
+      contents.insert(c);
+      struct stat st {};
+      QCOMPARE(::stat(p.toLocal8Bit().constData(), &st), 0);
+      QCOMPARE(int(st.st_mode & 0777), 0600);
+    }
+    QCOMPARE(contents.size(), 3);
+    // One clash (other_2 exists): nothing at all is written.
+    QFile clash(dir.filePath("other_2"));
+    QVERIFY(clash.open(QIODevice::WriteOnly));
+    clash.close();
+    KeyfileBatch b2{dir.path(), "other", 3, 64, false};
+    QVERIFY_THROWS_EXCEPTION(warpvol::Error, generate_keyfiles(b2));
+    QVERIFY(!QFile::exists(dir.filePath("other")));
+    QVERIFY(!QFile::exists(dir.filePath("other_1")));
+    KeyfileBatch r{dir.path(), "rnd", 4, 0, true};
+    for (const QString& p : generate_keyfiles(r)) {
+      const qint64 n = QFileInfo(p).size();
+      QVERIFY(n >= 64 && n <= (1 << 20));
+    }
+    QVERIFY_THROWS_EXCEPTION(warpvol::Error, generate_keyfiles({dir.path(), "small", 1, 63, false}));
+    QVERIFY_THROWS_EXCEPTION(warpvol::Error, generate_keyfiles({dir.filePath("nope"), "k", 1, 64, false}));
+
+    KeyfileGeneratorDialog d;
+    d.folder_edit->setText(dir.path());
+    d.name_edit->setText("dlg");
+    d.count_spin->setValue(2);
+    QVERIFY(d.generate());
+    QVERIFY(QFile::exists(dir.filePath("dlg_1")));
+    QVERIFY(!d.generate());  // exists now
+    QVERIFY(d.status_label->text().contains("exists"));
+  }
+
+  void about_names_version_and_documentation() {
+    AboutDialog d;
+    QVERIFY(d.text().contains("warpvol " + warpvol_version()));
+    QVERIFY(!warpvol_version().isEmpty() && warpvol_version() != "unknown");
+    QVERIFY(d.text().contains("Licence"));
+    QVERIFY(!readme_path().isEmpty());  // the source tree's README in a build tree
+    // The icon is compiled into the static GUI library and reaches the programs that link it.
+    QVERIFY(QFile::exists(":/icons/warpvol.svg"));
+    QVERIFY(!QIcon(":/icons/warpvol.svg").pixmap(32, 32).isNull());
+  }
+};
+
+QTEST_MAIN(GuiFeatures)
+#include "test_gui_features.moc"
