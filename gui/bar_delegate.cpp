@@ -1,5 +1,6 @@
 #include "gui/bar_delegate.h"
 
+#include <QApplication>
 #include <QPainter>
 #include <algorithm>
 #include <cmath>
@@ -33,8 +34,9 @@ void BarDelegate::paint(QPainter* p, const QStyleOptionViewItem& opt, const QMod
   QStyleOptionViewItem o(opt);
   initStyleOption(&o, index);
   const double v = index.data(Qt::DisplayRole).toDouble();
-  o.text.clear();
-  QStyledItemDelegate::paint(p, o, index);  // background and selection
+  o.text.clear();  // background and selection only: the number is drawn over the bar below
+  QStyle* style = o.widget ? o.widget->style() : QApplication::style();
+  style->drawControl(QStyle::CE_ItemViewItem, &o, p, o.widget);
   p->save();
   const QRect r = opt.rect.adjusted(2, 3, -2, -3);
   const int w = int(std::lround(r.width() * fraction(v)));

@@ -28,6 +28,7 @@ FavouritesDialog::FavouritesDialog(std::vector<Favourite> list, Favourite curren
   table_->setHorizontalHeaderLabels({tr("Label"), tr("Volume"), tr("Slot"), tr("Mount point"), tr("Read-only")});
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->horizontalHeader()->setSectionResizeMode(Label, QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setSectionResizeMode(Volume, QHeaderView::Stretch);
   table_->horizontalHeader()->setSectionResizeMode(MountPoint, QHeaderView::Stretch);
   table_->verticalHeader()->hide();
