@@ -117,6 +117,7 @@ MainWindow::MainWindow(std::shared_ptr<DialogFactory> dialogs, std::shared_ptr<S
   connect(model_, &QAbstractItemModel::modelReset, this, &MainWindow::rebuild_tray_menu);
   build_tray();
   refresh();
+  setup_auto_dismount();
 }
 
 QString MainWindow::volume_path() const { return path_->currentText().trimmed(); }

@@ -22,6 +22,9 @@ class QMenu;
 
 namespace warpvol::gui {
 
+class AutoDismountPolicy;
+class SessionWatcher;
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
@@ -36,6 +39,8 @@ class MainWindow : public QMainWindow {
   // Runs fn on a worker thread; on_done(error message or empty) back on the UI thread. Returns at once.
   void run_busy(const QString& what, std::function<void()> fn, std::function<void(const QString&)> on_done);
   bool busy() const { return busy_; }
+  AutoDismountPolicy* auto_dismount_policy() const { return policy_; }
+  SessionWatcher* session_watcher() const { return session_; }
 
  public slots:
   void select_file();
@@ -57,6 +62,9 @@ class MainWindow : public QMainWindow {
   void keyfile_generator();
   void show_about();
   void show_documentation();
+  // gui/main_window_autodismount.cpp: dismounts without dialogs (the screen may be locked, the system going to
+  // sleep, the session ending); what happened goes to notify(). which empty: all.
+  void auto_dismount(const QList<int>& which, const QString& reason, bool force);
 
  signals:
   void operation_finished(const QString& error);
@@ -71,6 +79,7 @@ class MainWindow : public QMainWindow {
 
  private:
   void build_menus();  // gui/main_menus.cpp
+  void setup_auto_dismount();  // gui/main_window_autodismount.cpp
   // What Add Current / Organize Favourites offer: the selected mounted row, else the path box.
   Favourite current_favourite() const;
   void mount_favourite_at(std::shared_ptr<std::vector<Favourite>> list, size_t i);
@@ -89,6 +98,8 @@ class MainWindow : public QMainWindow {
   QSystemTrayIcon* tray_ = nullptr;
   QMenu* tray_menu_ = nullptr;
   bool busy_ = false;
+  AutoDismountPolicy* policy_ = nullptr;
+  SessionWatcher* session_ = nullptr;
 };
 
 }  // namespace warpvol::gui
