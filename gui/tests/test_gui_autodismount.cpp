@@ -310,9 +310,17 @@ class GuiAutoDismount : public QObject {
     }
     const auto after = mount_activity(rec.slot);
     QVERIFY(after.has_value() && *after > *before);
-    p->tick(50 * 1000, w.model()->rows());  // the read: active
+    // Closing the device sends its last requests (flush, release) a moment later; then the counter settles.
+    std::optional<quint64> settled = after;
+    for (int i = 0; i < 50; ++i) {
+      QTest::qWait(100);
+      const std::optional<quint64> now = mount_activity(rec.slot);
+      if (now == settled) break;
+      settled = now;
+    }
     QTest::qWait(1500);
-    QCOMPARE(mount_activity(rec.slot), after);  // idle: the counter stands still
+    QCOMPARE(mount_activity(rec.slot), settled);  // idle: the counter stands still
+    p->tick(50 * 1000, w.model()->rows());  // the read: active since the last sample
     QSignalSpy notes(&w, &MainWindow::notified);
     p->tick(80 * 1000, w.model()->rows());  // 30 s idle: not yet
     QCOMPARE(notes.count(), 0);
