@@ -25,6 +25,8 @@ void MainWindow::build_menus() {
 
   QMenu* volumes = menuBar()->addMenu(tr("&Volumes"));
   add(volumes, tr("Select File..."), "action_select_file", QKeySequence(Qt::CTRL | Qt::Key_O), &MainWindow::select_file);
+  add(volumes, tr("Select Device..."), "action_select_device", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O),
+      &MainWindow::select_device);
   add(volumes, tr("Mount"), "action_mount", QKeySequence(Qt::CTRL | Qt::Key_M), &MainWindow::mount_selected);
   add(volumes, tr("Dismount"), "action_dismount", QKeySequence(Qt::CTRL | Qt::Key_D), &MainWindow::dismount_selected);
   add(volumes, tr("Dismount All"), "action_dismount_all", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D),

@@ -62,6 +62,7 @@ class MainWindow : public QMainWindow {
   void keyfile_generator();
   void show_about();
   void show_documentation();
+  void select_device();
   // gui/main_window_autodismount.cpp: dismounts without dialogs (the screen may be locked, the system going to
   // sleep, the session ending); what happened goes to notify(). which empty: all.
   void auto_dismount(const QList<int>& which, const QString& reason, bool force);

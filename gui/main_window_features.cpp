@@ -10,6 +10,7 @@
 #include <QUrl>
 
 #include "gui/about_dialog.h"
+#include "gui/device_picker.h"
 #include "gui/favourites_dialog.h"
 #include "gui/keyfile_generator.h"
 #include "gui/main_window.h"
@@ -123,6 +124,11 @@ void MainWindow::mount_favourite_at(std::shared_ptr<std::vector<Favourite>> list
                notify(tr("Mounted"), f.label.isEmpty() ? f.volume : f.label);
              mount_favourite_at(list, i + 1);
            });
+}
+
+void MainWindow::select_device() {
+  DevicePickerDialog d(this);
+  if (dialogs_->run(d)) set_volume_path(d.selected_path());
 }
 
 void MainWindow::keyfile_generator() {

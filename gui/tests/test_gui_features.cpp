@@ -15,10 +15,12 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidget>
 
 #include "core/util/error.h"
 #include "gui/about_dialog.h"
 #include "gui/create_wizard.h"
+#include "gui/device_picker.h"
 #include "gui/credentials_widget.h"
 #include "gui/favourites_dialog.h"
 #include "gui/keyfile_generator.h"
@@ -302,7 +304,7 @@ class GuiFeatures : public QObject {
         {"action_benchmark", QKeySequence("Ctrl+B")},      {"action_keyfile_generator", QKeySequence("Ctrl+K")},
         {"action_mount_favourites", QKeySequence("Ctrl+Shift+M")},
         {"action_organize_favourites", QKeySequence("Ctrl+Shift+F")},
-        {"action_documentation", QKeySequence("F1")}};
+        {"action_documentation", QKeySequence("F1")},      {"action_select_device", QKeySequence("Ctrl+Shift+O")}};
     QSet<QString> seen;
     for (const auto& [name, keys] : expected) {
       auto* a = w.findChild<QAction*>(name);
@@ -368,6 +370,70 @@ class GuiFeatures : public QObject {
     QVERIFY(QFile::exists(dir.filePath("dlg_1")));
     QVERIFY(!d.generate());  // exists now
     QVERIFY(d.status_label->text().contains("exists"));
+  }
+
+  void block_devices_from_sysfs() {
+    QTemporaryDir dir;
+    auto put = [&](const QString& rel, const QByteArray& text) {
+      QVERIFY(QDir().mkpath(QFileInfo(dir.filePath(rel)).absolutePath()));
+      QFile f(dir.filePath(rel));
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(text);
+    };
+    put("sys/block/sda/size", "2097152\n");  // 1 GiB
+    put("sys/block/sda/removable", "1\n");
+    put("sys/block/sda/device/vendor", "ACME    \n");
+    put("sys/block/sda/device/model", "Vault Stick\n");
+    put("sys/block/sda/sda1/partition", "1\n");
+    put("sys/block/sda/sda1/size", "1024000\n");
+    put("sys/block/sda/sda2/partition", "2\n");
+    put("sys/block/sda/sda2/size", "1000000\n");
+    put("sys/block/sda/sda2/holders/dm-0", "");
+    put("sys/block/sda/queue/size", "7\n");  // not a partition folder
+    put("sys/block/loop0/size", "0\n");      // unused: left out
+    put("sys/block/loop1/size", "2048\n");
+    put("sys/block/loop1/loop/backing_file", "/data/disk.img\n");
+    put("mounts", "/dev/sda1 /media/My\\040Stick vfat rw 0 0\nproc /proc proc rw 0 0\n");
+    const auto devs = list_block_devices(dir.filePath("sys"), dir.filePath("mounts"));
+    QStringList paths;
+    for (const auto& d : devs) paths << d.path;
+    QCOMPARE(paths, QStringList({"/dev/loop1", "/dev/sda", "/dev/sda1", "/dev/sda2"}));
+    QCOMPARE(devs[0].model, QString("/data/disk.img"));
+    QCOMPARE(devs[1].model, QString("ACME Vault Stick"));
+    QCOMPARE(devs[1].size, quint64(1) << 30);
+    QVERIFY(devs[1].removable && devs[1].has_partitions);
+    QCOMPARE(devs[2].mount_point, QString("/media/My Stick"));
+    QVERIFY(devs[2].partition && devs[2].parent == "sda" && devs[2].removable);
+    QCOMPARE(devs[3].held_by, QString("dm-0"));
+
+    DevicePickerDialog d(devs);
+    QVERIFY(d.select("/dev/sda"));
+    QVERIFY(d.validate().contains("has partitions"));
+    QVERIFY(d.select("/dev/sda1"));
+    QVERIFY(d.validate().contains("mounted at /media/My Stick"));
+    d.accept();
+    QVERIFY(d.result() != QDialog::Accepted);
+    QVERIFY(d.select("/dev/sda2"));
+    QVERIFY(d.validate().contains("in use by dm-0"));
+    QVERIFY(d.select("/dev/loop1"));
+    QVERIFY(d.validate().isEmpty());
+    d.accept();
+    QCOMPARE(d.result(), int(QDialog::Accepted));
+    QCOMPARE(d.selected_path(), QString("/dev/loop1"));
+    QVERIFY(!list_block_devices().empty() || !QFile::exists("/sys/block"));  // this machine's own list reads
+  }
+
+  void select_device_fills_the_path_box() {
+    QTemporaryDir dir;
+    auto f = std::make_shared<ScriptedFactory>();
+    MainWindow w(f, std::make_shared<Settings>(dir.path()), no_rows);
+    f->answer = [](QDialog& d) {
+      auto* p = qobject_cast<DevicePickerDialog*>(&d);
+      return p && p->tree()->topLevelItemCount() > 0 && (p->tree()->setCurrentItem(p->tree()->topLevelItem(0)), true);
+    };
+    w.select_device();
+    QCOMPARE(f->shown, QStringList{"warpvol::gui::DevicePickerDialog"});
+    if (!list_block_devices().empty()) QVERIFY(w.volume_path().startsWith("/dev/"));
   }
 
   void about_names_version_and_documentation() {
