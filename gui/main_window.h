@@ -101,6 +101,7 @@ class MainWindow : public QMainWindow {
   bool busy_ = false;
   AutoDismountPolicy* policy_ = nullptr;
   SessionWatcher* session_ = nullptr;
+  bool quiet_slot_changes_ = false;  // auto-dismount says what it did itself, with the reason
 };
 
 }  // namespace warpvol::gui

@@ -1,4 +1,4 @@
-// Auto-dismount in the main window: the policy (gui/auto_dismount.h) gets the preferences, a sample of every
+// Auto-dismount and tray notifications in the main window: the policy (gui/auto_dismount.h) gets the preferences, a sample of every
 // mount's I/O counter every 30 s, the desktop's screen-lock and sleep events (gui/session_watcher.h) and the end of
 // the application; what it asks for is dismounted here, without dialogs.
 #include <QApplication>
@@ -11,6 +11,7 @@
 #include "gui/mount_activity.h"
 #include "gui/operations.h"
 #include "gui/session_watcher.h"
+#include "gui/slot_notifications.h"
 
 namespace warpvol::gui {
 
@@ -42,6 +43,15 @@ void MainWindow::setup_auto_dismount() {
     if (policy_->prefs().on_inactivity) policy_->tick(clock->elapsed(), model_->rows());
   });
   sampler->start(kSampleMs);
+
+  // Tray notifications for every mount and dismount the slot table sees (this window's, the CLI's, auto-dismount's).
+  auto tracker = std::make_shared<SlotChangeTracker>();
+  tracker->update(model_->rows());
+  connect(model_, &QAbstractItemModel::modelReset, this, [this, tracker] {
+    const auto changes = tracker->update(model_->rows());
+    if (!quiet_slot_changes_)
+      for (const SlotChange& c : changes) notify(c.title, c.text);
+  });
 }
 
 void MainWindow::auto_dismount(const QList<int>& which, const QString& reason, bool force) {
@@ -60,7 +70,9 @@ void MainWindow::auto_dismount(const QList<int>& which, const QString& reason, b
       failed << QString("%1: %2").arg(name, QString::fromStdString(e.what()));
     }
   }
+  quiet_slot_changes_ = true;
   refresh();
+  quiet_slot_changes_ = false;
   if (!done.isEmpty()) notify(tr("Auto-dismount"), tr("Dismounted slot %1: %2.").arg(done.join(", "), reason));
   if (!failed.isEmpty())
     notify(tr("Auto-dismount failed"), tr("%1 (%2). Close the files open on it, or turn on forced auto-dismount in "

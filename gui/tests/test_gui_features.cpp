@@ -28,6 +28,7 @@
 #include "gui/mount_dialog.h"
 #include "gui/preferences_dialog.h"
 #include "gui/settings.h"
+#include "gui/slot_notifications.h"
 
 using namespace warpvol::gui;
 
@@ -434,6 +435,32 @@ class GuiFeatures : public QObject {
     w.select_device();
     QCOMPARE(f->shown, QStringList{"warpvol::gui::DevicePickerDialog"});
     if (!list_block_devices().empty()) QVERIFY(w.volume_path().startsWith("/dev/"));
+  }
+
+  void mounts_and_dismounts_are_notified() {
+    SlotChangeTracker t;
+    QVERIFY(t.update({{1, "/d/a.hc"}}).empty());  // already mounted at start-up: not news
+    auto c = t.update({{1, "/d/a.hc"}, {2, "/d/b.hc", 0, "/media/b", "", "", true}});
+    QCOMPARE(c.size(), size_t(1));
+    QCOMPARE(c[0].title, QString("Volume mounted"));
+    QCOMPARE(c[0].text, QString("Slot 2: b.hc at /media/b (read-only)"));
+    c = t.update({{2, "/d/b.hc"}});
+    QCOMPARE(c.size(), size_t(1));
+    QCOMPARE(c[0].text, QString("Slot 1: a.hc"));
+    QVERIFY(t.update({{2, "/d/b.hc"}}).empty());
+
+    QTemporaryDir dir;
+    std::vector<SlotRow> rows;
+    MainWindow w(std::make_shared<ScriptedFactory>(), std::make_shared<Settings>(dir.path()), [&] { return rows; });
+    QSignalSpy notes(&w, &MainWindow::notified);
+    rows.push_back({4, "/d/cli.hc", 0, "/media/cli"});  // mounted from the CLI
+    w.refresh();
+    QCOMPARE(notes.count(), 1);
+    QCOMPARE(notes[0].at(0).toString(), QString("Volume mounted"));
+    rows.clear();
+    w.refresh();
+    QCOMPARE(notes.count(), 2);
+    QCOMPARE(notes[1].at(0).toString(), QString("Volume dismounted"));
   }
 
   void about_names_version_and_documentation() {
