@@ -262,11 +262,13 @@ void MainWindow::header_backup_restore() {
   const bool restore = d.restore(), embedded = d.from_embedded();
   const QString file = d.file();
   OpenOptions o = d.open_options();
+  const std::optional<OpenOptions> hidden = d.hidden_options();
   run_busy(tr("Working on the headers of %1...").arg(volume),
            [=] {
              if (!restore) {
                BackupOptions b;
                b.open = o;
+               b.hidden = hidden;
                warpvol::backup_headers(volume.toStdString(), file.toStdString(), b);
              } else {
                RestoreOptions r;
@@ -275,11 +277,11 @@ void MainWindow::header_backup_restore() {
                warpvol::restore_headers(volume.toStdString(), r);
              }
            },
-           [this, restore](const QString& err) {
-             dialogs_->message(this, tr("Headers"),
-                               err.isEmpty() ? (restore ? tr("The header was restored.") : tr("The headers were backed up."))
-                                             : err,
-                               !err.isEmpty());
+           [this, restore, hidden](const QString& err) {
+             const QString done = restore   ? tr("The header was restored.")
+                                  : hidden ? tr("The headers of the outer and the hidden volume were backed up.")
+                                           : tr("The headers were backed up.");
+             dialogs_->message(this, tr("Headers"), err.isEmpty() ? done : err, !err.isEmpty());
            });
 }
 

@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -17,6 +18,9 @@
 #include <QTest>
 #include <QTreeWidget>
 
+#include "core/create/create.h"
+#include "core/engine/cpu_engine.h"
+#include "core/io/file.h"
 #include "core/util/error.h"
 #include "gui/about_dialog.h"
 #include "gui/create_wizard.h"
@@ -28,6 +32,7 @@
 #include "gui/mount_dialog.h"
 #include "gui/preferences_dialog.h"
 #include "gui/settings.h"
+#include "gui/simple_dialogs.h"
 #include "gui/slot_notifications.h"
 
 using namespace warpvol::gui;
@@ -461,6 +466,76 @@ class GuiFeatures : public QObject {
     w.refresh();
     QCOMPARE(notes.count(), 2);
     QCOMPARE(notes[1].at(0).toString(), QString("Volume dismounted"));
+  }
+
+  // The backup holds the hidden volume's header when its credentials are given (its slot opens with the hidden
+  // password), and random data without them.
+  void header_backup_includes_the_hidden_volume_header() {
+    QTemporaryDir dir;
+    const std::string v = dir.filePath("oh.hc").toStdString();
+    auto make = [&](const std::string& pw, uint64_t size, warpvol::ChainId chain, bool hidden) {
+      warpvol::CreateOptions o;
+      o.path = v;
+      o.size = size;
+      o.chain = chain;
+      o.pim = 1;
+      o.credentials.password = warpvol::LockedBytes(reinterpret_cast<const uint8_t*>(pw.data()), pw.size());
+      o.credentials.pim = 1;
+      o.quick = true;
+      o.engine = std::make_shared<warpvol::CpuEngine>(0);
+      if (hidden) o.type = warpvol::CreateType::Hidden;
+      warpvol::create_volume(o);
+    };
+    make("outer-pw", 1 << 20, warpvol::ChainId::Aes, false);
+    make("hidden-pw", 262144, warpvol::ChainId::Twofish, true);
+
+    // The core restore from the backup with the hidden password: it finds the hidden slot only when it was backed up.
+    auto opens_hidden_slot = [&](const QString& backup) {
+      const QString copy = backup + ".vol";
+      QFile::remove(copy);
+      if (!QFile::copy(QString::fromStdString(v), copy)) return false;
+      warpvol::RestoreOptions r;
+      r.open.credentials.password = warpvol::LockedBytes(reinterpret_cast<const uint8_t*>("hidden-pw"), 9);
+      r.open.credentials.pim = 1;
+      r.from_file = backup.toStdString();
+      try {
+        warpvol::restore_headers(copy.toStdString(), r);
+        return true;
+      } catch (const std::exception&) {
+        return false;
+      }
+    };
+    for (const bool with_hidden : {true, false}) {
+      const QString backup = dir.filePath(with_hidden ? "both.hdr" : "outer.hdr");
+      auto f = std::make_shared<ScriptedFactory>();
+      f->answer = [&](QDialog& d) {
+        auto* h = qobject_cast<HeaderBackupDialog*>(&d);
+        if (!h) return false;
+        h->file_edit->setText(backup);
+        h->findChild<CredentialsWidget*>()->set_password("outer-pw");
+        h->findChild<CredentialsWidget*>()->set_pim(1);
+        h->hidden_box->setChecked(with_hidden);
+        h->hidden_credentials->set_password("hidden-pw");
+        h->hidden_credentials->set_pim(1);
+        return h->validate().isEmpty();
+      };
+      MainWindow w(f, std::make_shared<Settings>(dir.path()), no_rows);
+      w.set_volume_path(QString::fromStdString(v));
+      QSignalSpy finished(&w, &MainWindow::operation_finished);
+      w.header_backup_restore();
+      QVERIFY(finished.wait(60000));
+      QCOMPARE(finished.first().at(0).toString(), QString());
+      QCOMPARE(opens_hidden_slot(backup), with_hidden);
+      QVERIFY(f->messages.last().contains(with_hidden ? "hidden volume were backed up" : "headers were backed up"));
+    }
+    HeaderBackupDialog d("/x.hc");
+    d.hidden_box->setChecked(true);
+    d.findChild<CredentialsWidget*>()->set_password("outer");
+    d.file_edit->setText(dir.filePath("new.hdr"));
+    QVERIFY(d.validate().startsWith("Hidden volume:"));  // its password is missing
+    d.restore_embedded_radio->setChecked(true);
+    QVERIFY(!d.hidden_box->isEnabled());
+    QVERIFY(!d.hidden_options());
   }
 
   void about_names_version_and_documentation() {
