@@ -52,9 +52,8 @@ QStringList generate_keyfiles(const KeyfileBatch& b) {
 KeyfileGeneratorDialog::KeyfileGeneratorDialog(QWidget* parent) : QDialog(parent) {
   setWindowTitle(tr("Keyfile Generator"));
   auto* layout = new QVBoxLayout(this);
-  auto* note = new QLabel(tr("Keyfiles are random bytes from the kernel's CSPRNG (getrandom), mixed with the random "
-                             "source file when one was set. Keep them secret and back them up: a lost keyfile "
-                             "locks the volume for good."),
+  auto* note = new QLabel(tr("Keyfiles are random bytes from the kernel's CSPRNG (getrandom). Keep them secret and "
+                             "back them up: a lost keyfile locks the volume for good."),
                           this);
   note->setWordWrap(true);
   layout->addWidget(note);

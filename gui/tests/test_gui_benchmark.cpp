@@ -74,6 +74,8 @@ class GuiBenchmark : public QObject {
     QVERIFY(done.wait(10000));
     QTableWidget* t = d.table();
     QCOMPARE(t->rowCount(), 15);
+    QCOMPARE(t->item(0, BenchmarkDialog::Name)->text(), QString("AES"));  // fastest first once measured
+    QCOMPARE(d.kdf_table()->item(0, BenchmarkDialog::Prf)->text(), QString("HMAC-SHA-512"));  // quickest first
     QVERIFY(row_of(t, "Kuznyechik-Serpent-Camellia") >= 0);
     QVERIFY(row_of(t, "Serpent-Twofish-AES") >= 0);
     QVERIFY(!t->isColumnHidden(BenchmarkDialog::GpuDecrypt));
@@ -89,8 +91,6 @@ class GuiBenchmark : public QObject {
     t->sortItems(BenchmarkDialog::CpuDecrypt, Qt::AscendingOrder);
     QCOMPARE(t->item(14, BenchmarkDialog::Name)->text(), QString("AES"));
     QCOMPARE(d.kdf_table()->rowCount(), int(benchmark_prfs().size()));
-    QVERIFY(d.kdf_table()->item(0, BenchmarkDialog::Prf)->text().startsWith("HMAC-") ||
-            d.kdf_table()->item(0, BenchmarkDialog::Prf)->text() == "Argon2id");
   }
 
   void log_scale_keeps_slow_chains_visible() {
