@@ -1,6 +1,8 @@
 // The main window: slot table, container path with history, and the VeraCrypt-style buttons (Select File, Mount,
-// Dismount, Dismount All, Create, Properties, Benchmark) plus the Volumes menu (change credentials, header
-// backup/restore, re-encrypt). Long work runs off the UI thread with a busy indicator and Cancel.
+// Dismount, Dismount All, Create, Properties, Benchmark) plus VeraCrypt's menus with shortcuts (gui/main_menus.cpp):
+// Volumes (change credentials, header backup/restore, re-encrypt), Favourites, Tools, Settings, Help. Favourites,
+// Preferences and the tools are in gui/main_window_features.cpp, auto-dismount and tray notifications in
+// gui/main_window_autodismount.cpp. Long work runs off the UI thread with a busy indicator and Cancel.
 #pragma once
 #include <QFutureWatcher>
 #include <QMainWindow>
