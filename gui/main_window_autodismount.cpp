@@ -35,6 +35,8 @@ void MainWindow::setup_auto_dismount() {
     if (starting) session_->sleep_handled();
   });
   connect(qApp, &QCoreApplication::aboutToQuit, policy_, &AutoDismountPolicy::session_ending);
+  // An X11/XSMP logout asks running programs to save their data first; the volumes go then, before the display does.
+  connect(qApp, &QGuiApplication::commitDataRequest, policy_, [this] { policy_->session_ending(); });
   connect(policy_, &AutoDismountPolicy::dismount_requested, this, &MainWindow::auto_dismount);
   auto clock = std::make_shared<QElapsedTimer>();
   clock->start();

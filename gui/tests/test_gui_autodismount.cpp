@@ -4,6 +4,7 @@
 // inactivity rule dismounting it.
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <QDBusConnection>
@@ -25,6 +26,7 @@
 #include "gui/operations.h"
 #include "gui/session_watcher.h"
 #include "gui/settings.h"
+#include "gui/termination_signals.h"
 
 using namespace warpvol::gui;
 
@@ -143,6 +145,17 @@ class GuiAutoDismount : public QObject {
     }
     QVERIFY(asked[0].at(1).toString().contains("locked"));
     QVERIFY(asked[1].at(1).toString().contains("sleep"));
+  }
+
+  void sigterm_becomes_an_orderly_quit_request() {
+    TerminationSignals t;
+    QSignalSpy spy(&t, &TerminationSignals::termination_requested);
+    ::raise(SIGTERM);  // without the handler this would end the test
+    QVERIFY(spy.wait(5000));
+    QCOMPARE(spy.first().at(0).toInt(), SIGTERM);
+    ::raise(SIGHUP);
+    QTRY_COMPARE(spy.count(), 2);
+    QCOMPARE(spy.last().at(0).toInt(), SIGHUP);
   }
 
   void io_counter_reads_proc_io() {
