@@ -66,6 +66,10 @@ MainWindow::MainWindow(std::shared_ptr<DialogFactory> dialogs, std::shared_ptr<S
   row->addWidget(path_, 1);
   auto* select = new QPushButton(tr("Select File..."), central);
   row->addWidget(select);
+  auto* select_device = new QPushButton(tr("Select Device..."), central);
+  select_device->setObjectName("select_device");
+  row->addWidget(select_device);
+  connect(select_device, &QPushButton::clicked, this, &MainWindow::select_device);
   never_history_ = new QCheckBox(tr("Never save history"), central);
   never_history_->setChecked(settings_->never_save_history());
   row->addWidget(never_history_);
