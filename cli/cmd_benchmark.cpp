@@ -15,6 +15,7 @@
 #include "cli/cpu_path_text.h"
 #include "core/crypto/chain.h"
 #include "core/crypto/cpu_features.h"
+#include "core/engine/calibration.h"
 #include "core/engine/cpu_engine.h"
 #include "core/engine/engine_benchmark.h"
 #include "core/engine/engine_factory.h"
@@ -349,10 +350,11 @@ class BenchmarkCommand final : public Command {
       throw Error(ErrorKind::Usage, std::string("--calibrate compares the CPU and GPU engines: ") + e.what());
     }
     auto cpu = std::make_shared<CpuEngine>(threads);
-    const std::vector<size_t> sizes = {size_t(64) << 10, size_t(256) << 10, size_t(1) << 20,
-                                       size_t(4) << 20,  size_t(16) << 20,  size_t(64) << 20};
     std::vector<uint8_t> keymat = random_vector(kHeaderKeyMaterial);
     std::map<ChainId, size_t> crossover = load_crossover();
+    StoredCalibration curves;  // kept with the crossover sizes, for the GUI's crossover plot
+    curves.cpu_detail = cpu->detail();
+    curves.gpu_detail = gpu->detail();
     const double t = std::min(min_time, 0.25);
     if (!ctx.json)
       ctx.out << "\nCalibration: decrypt MB/s, cpu (" << cpu->detail() << ") vs gpu (" << gpu->detail() << ")\n";
@@ -360,28 +362,21 @@ class BenchmarkCommand final : public Command {
       if (only_chain && *only_chain != ci.id) continue;
       auto kg = gpu->prepare(ci.id, keymat.data());
       round_trip_check(*gpu, *kg, "gpu engine, " + std::string(ci.name));
-      std::vector<bool> gpu_wins;
-      if (!ctx.json) ctx.out << "  " << ci.name << ":";
-      for (size_t s : sizes) {
-        auto cancel = [&] { ctx.check_cancel(); };
-        const double rc = measure_engine(*cpu, ci.id, s, t, cancel).decrypt_MBps;
-        const double rg = measure_engine(*gpu, ci.id, s, t, cancel).decrypt_MBps;
-        gpu_wins.push_back(rg >= rc);
+      if (!ctx.json) ctx.out << "  " << ci.name << ":" << std::flush;
+      const std::vector<CalibrationPoint> points = measure_curve(*cpu, gpu.get(), ci.id, t, [&] { ctx.check_cancel(); });
+      for (const CalibrationPoint& p : points) {
         results.push_back({{"kind", "calibrate"},
                            {"chain", std::string(ci.name)},
-                           {"size_bytes", s},
-                           {"cpu_decrypt_MBps", std::round(rc * 10) / 10},
-                           {"gpu_decrypt_MBps", std::round(rg * 10) / 10},
+                           {"size_bytes", p.bytes},
+                           {"cpu_decrypt_MBps", std::round(p.cpu_MBps * 10) / 10},
+                           {"gpu_decrypt_MBps", std::round(p.gpu_MBps * 10) / 10},
                            {"threads", cpu->threads()}});
-        if (!ctx.json) ctx.out << "  " << format_bytes(s) << " " << fmt(rc, 0) << "/" << fmt(rg, 0);
+        if (!ctx.json) ctx.out << "  " << format_bytes(p.bytes) << " " << fmt(p.cpu_MBps, 0) << "/" << fmt(p.gpu_MBps, 0);
       }
       // Crossover: the smallest size from which the GPU is at least as fast at every larger size measured.
-      size_t cross = std::numeric_limits<size_t>::max();
-      for (size_t i = sizes.size(); i-- > 0;) {
-        if (!gpu_wins[i]) break;
-        cross = sizes[i];
-      }
+      const size_t cross = crossover_from(points);
       crossover[ci.id] = cross;
+      curves.curves[ci.id] = points;
       results.push_back({{"kind", "crossover"},
                          {"chain", std::string(ci.name)},
                          {"crossover_bytes", cross == std::numeric_limits<size_t>::max() ? json(nullptr) : json(cross)}});
@@ -392,6 +387,7 @@ class BenchmarkCommand final : public Command {
                 << "\n" << std::flush;
     }
     save_crossover(crossover);
+    save_calibration(curves);
     if (!ctx.json) ctx.out << "saved to " << crossover_path() << "\n";
   }
 };

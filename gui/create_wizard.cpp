@@ -44,6 +44,12 @@ const char* kFilesystems[] = {"fat", "exfat", "ext4", "ntfs", "btrfs", "none"};
 
 }  // namespace
 
+QStringList wizard_filesystems() {
+  QStringList out;
+  for (const char* fs : kFilesystems) out << fs;
+  return out;
+}
+
 CreateWizard::CreateWizard(QWidget* parent) : QWizard(parent) {
   setWindowTitle(tr("warpvol Volume Creation Wizard"));
   setOption(QWizard::NoBackButtonOnLastPage);

@@ -5,6 +5,7 @@
 // the partial file) -> done.
 #pragma once
 #include <QFutureWatcher>
+#include <QStringList>
 #include <QWizard>
 #include <atomic>
 #include <functional>
@@ -24,6 +25,9 @@ class QPushButton;
 namespace warpvol::gui {
 
 class CredentialsWidget;
+
+// The filesystems the wizard offers ("none" and mkfs types), in its list's order.
+QStringList wizard_filesystems();
 
 // Page ids; the order of the flow is nextId()'s, not the ids'.
 enum WizardPage {

@@ -9,6 +9,7 @@
 
 #include "core/mount/mounter.h"
 #include "gui/main_window.h"
+#include "gui/termination_signals.h"
 
 #ifdef WARPVOL_HAVE_GPU
 #include "gpu/gpu_engine.h"
@@ -38,6 +39,10 @@ int main(int argc, char** argv) {
   QLocalServer::removeServer(name);
   QLocalServer server;
   server.listen(name);
+
+  // Logout and shutdown stop the program with SIGTERM: quit in order, so auto-dismount's quit rule runs.
+  warpvol::gui::TerminationSignals termination;
+  QObject::connect(&termination, &warpvol::gui::TerminationSignals::termination_requested, &app, &QApplication::quit);
 
   auto settings = std::make_shared<warpvol::gui::Settings>();
   warpvol::gui::MainWindow w(std::make_shared<warpvol::gui::DialogFactory>(), settings);

@@ -32,8 +32,8 @@
 #include "gui/desktop_notify.h"
 #include "gui/mount_dialog.h"
 #include "gui/operations.h"
+#include "gui/preferences.h"
 #include "gui/reencrypt_dialog.h"
-#include "gui/resources.h"
 #include "gui/simple_dialogs.h"
 
 namespace warpvol::gui {
@@ -41,7 +41,6 @@ namespace warpvol::gui {
 MainWindow::MainWindow(std::shared_ptr<DialogFactory> dialogs, std::shared_ptr<Settings> settings,
                        SlotModel::Source source, QWidget* parent)
     : QMainWindow(parent), dialogs_(std::move(dialogs)), settings_(std::move(settings)) {
-  init_resources();
   setWindowTitle("warpvol");
   setWindowIcon(QIcon(":/icons/warpvol.svg"));
   setAcceptDrops(true);
@@ -79,6 +78,10 @@ MainWindow::MainWindow(std::shared_ptr<DialogFactory> dialogs, std::shared_ptr<S
   row->addWidget(path_, 1);
   auto* select = new QPushButton(tr("Select File..."), central);
   row->addWidget(select);
+  auto* select_device = new QPushButton(tr("Select Device..."), central);
+  select_device->setObjectName("select_device");
+  row->addWidget(select_device);
+  connect(select_device, &QPushButton::clicked, this, &MainWindow::select_device);
   never_history_ = new QCheckBox(tr("Never save history"), central);
   never_history_->setChecked(settings_->never_save_history());
   row->addWidget(never_history_);
@@ -100,20 +103,7 @@ MainWindow::MainWindow(std::shared_ptr<DialogFactory> dialogs, std::shared_ptr<S
   l->addLayout(buttons);
   setCentralWidget(central);
 
-  auto* volumes = menuBar()->addMenu(tr("&Volumes"));
-  volumes->addAction(tr("Create Volume..."), this, &MainWindow::create_volume);
-  volumes->addAction(tr("Change Password or Keyfiles..."), this, &MainWindow::change_credentials);
-  volumes->addAction(tr("Header Backup / Restore..."), this, &MainWindow::header_backup_restore);
-  volumes->addAction(tr("Re-encrypt Volumes..."), this, &MainWindow::reencrypt);
-  volumes->addSeparator();
-  volumes->addAction(tr("Dismount All"), this, &MainWindow::dismount_everything);
-  volumes->addAction(tr("Quit"), qApp, &QApplication::quit);
-  auto* tools = menuBar()->addMenu(tr("&Tools"));
-  tools->addAction(tr("Benchmark..."), this, &MainWindow::show_benchmark);
-  tools->addAction(tr("Clear Volume History"), this, [this] {
-    settings_->clear_history();
-    path_->clear();
-  });
+  build_menus();
 
   connect(select, &QPushButton::clicked, this, &MainWindow::select_file);
   connect(never_history_, &QCheckBox::toggled, this, [this](bool on) {
@@ -143,6 +133,7 @@ MainWindow::MainWindow(std::shared_ptr<DialogFactory> dialogs, std::shared_ptr<S
   connect(model_, &QAbstractItemModel::modelReset, this, &MainWindow::rebuild_tray_menu);
   build_tray();
   refresh();
+  setup_auto_dismount();
 }
 
 QString MainWindow::volume_path() const { return path_->currentText().trimmed(); }
@@ -237,8 +228,11 @@ void MainWindow::mount_selected() {
   if (QString why = privilege_problem(); !why.isEmpty())
     return dialogs_->message(this, tr("Mount"), tr("Mounting is not possible here: %1").arg(why), true);
   MountDialog d(volume, this);
+  const Preferences prefs = Preferences::load(*settings_);
+  d.prefill(prefs.mount_read_only, QString());
   if (!dialogs_->run(d)) return;
   MountParams p = d.params();
+  prefs.apply_to_mount(p);
   remember(volume);
   run_busy(tr("Deriving the header key and mounting %1...").arg(volume), [p] { mount_volume(p); },
            [this](const QString& err) {
@@ -271,6 +265,7 @@ void MainWindow::dismount_everything() {
 
 void MainWindow::create_volume() {
   CreateWizard w(this);
+  Preferences::load(*settings_).apply_to_wizard(w);
   w.on_benchmark = [this] { show_benchmark(); };
   dialogs_->run(w);
   refresh();
@@ -334,11 +329,13 @@ void MainWindow::header_backup_restore() {
   const bool restore = d.restore(), embedded = d.from_embedded();
   const QString file = d.file();
   OpenOptions o = d.open_options();
+  const std::optional<OpenOptions> hidden = d.hidden_options();
   run_busy(tr("Working on the headers of %1...").arg(volume),
            [=] {
              if (!restore) {
                BackupOptions b;
                b.open = o;
+               b.hidden = hidden;
                warpvol::backup_headers(volume.toStdString(), file.toStdString(), b);
              } else {
                RestoreOptions r;
@@ -347,11 +344,11 @@ void MainWindow::header_backup_restore() {
                warpvol::restore_headers(volume.toStdString(), r);
              }
            },
-           [this, restore](const QString& err) {
-             dialogs_->message(this, tr("Headers"),
-                               err.isEmpty() ? (restore ? tr("The header was restored.") : tr("The headers were backed up."))
-                                             : err,
-                               !err.isEmpty());
+           [this, restore, hidden](const QString& err) {
+             const QString done = restore   ? tr("The header was restored.")
+                                  : hidden ? tr("The headers of the outer and the hidden volume were backed up.")
+                                           : tr("The headers were backed up.");
+             dialogs_->message(this, tr("Headers"), err.isEmpty() ? done : err, !err.isEmpty());
            });
 }
 

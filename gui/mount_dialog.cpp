@@ -87,6 +87,11 @@ MountParams MountDialog::params() const {
   return p;
 }
 
+void MountDialog::prefill(bool read_only, const QString& mount_point) {
+  read_only_->setChecked(read_only);
+  mount_point_->setText(mount_point);
+}
+
 void MountDialog::accept() {
   const QString e = validate();
   error_->setText(e);

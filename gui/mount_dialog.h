@@ -21,6 +21,8 @@ class MountDialog : public QDialog {
   explicit MountDialog(const QString& volume, QWidget* parent = nullptr);
   QString validate() const;  // empty when the input can be used
   MountParams params() const;
+  // Starting values from the preferences or a favourite (the user can still change them).
+  void prefill(bool read_only, const QString& mount_point);
   CredentialsWidget* credentials() const { return creds_; }
   CredentialsWidget* protection_credentials() const { return protect_creds_; }
   QCheckBox* protect_box() const { return protect_; }

@@ -34,6 +34,7 @@ mount::MountRecord mount_volume(const MountParams& p) {
   req.filesystem = p.no_filesystem ? "none" : "auto";
   req.fs_options = p.fs_options.toStdString();
   req.mount_point = p.mount_point.toStdString();
+  req.slot = p.slot;
   req.engine = p.engine;
   req.header_info = cli::header_json(h, path).dump();
   if (p.protect_hidden) {

@@ -18,6 +18,7 @@ struct MountParams {
   bool read_only = false;
   bool no_filesystem = false;              // "do not mount": plaintext device only
   QString mount_point;                     // empty: default per-slot folder
+  int slot = 0;                            // 0: the lowest free slot
   QString fs_options;
   EngineChoice engine = EngineChoice::Auto;
 };

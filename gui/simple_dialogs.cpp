@@ -1,6 +1,7 @@
 #include "gui/simple_dialogs.h"
 
 #include <QComboBox>
+#include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -146,9 +147,30 @@ HeaderBackupDialog::HeaderBackupDialog(const QString& volume, QWidget* parent) :
   connect(restore_embedded_radio, &QRadioButton::toggled, file_edit, [this](bool on) { file_edit->setEnabled(!on); });
   creds_ = new CredentialsWidget(false, false, this);
   l->addWidget(creds_);
+  hidden_box = new QCheckBox(tr("The volume contains a hidden volume: back up its header too"), this);
+  hidden_box->setObjectName("backup_hidden");
+  hidden_box->setToolTip(tr("Without the hidden volume's credentials its slot in the backup holds random data, and "
+                            "restoring the backup would leave the hidden volume's header as it is on the volume."));
+  l->addWidget(hidden_box);
+  hidden_credentials = new CredentialsWidget(false, false, this);
+  hidden_credentials->setEnabled(false);
+  l->addWidget(hidden_credentials);
+  connect(hidden_box, &QCheckBox::toggled, hidden_credentials, &QWidget::setEnabled);
+  connect(backup_radio, &QRadioButton::toggled, this, [this](bool on) {
+    hidden_box->setEnabled(on);
+    hidden_credentials->setEnabled(on && hidden_box->isChecked());
+  });
   error_ = error_label(this);
   l->addWidget(error_);
   l->addWidget(ok_cancel(this, tr("OK")));
+}
+
+std::optional<OpenOptions> HeaderBackupDialog::hidden_options() const {
+  if (restore() || !hidden_box->isChecked()) return std::nullopt;
+  OpenOptions o;
+  o.credentials = hidden_credentials->credentials();
+  o.slot = SlotKind::Hidden;
+  return o;
 }
 
 bool HeaderBackupDialog::restore() const { return !backup_radio->isChecked(); }
@@ -163,6 +185,8 @@ OpenOptions HeaderBackupDialog::open_options() const {
 
 QString HeaderBackupDialog::validate() const {
   if (QString e = creds_->validate(); !e.isEmpty()) return e;
+  if (hidden_options())
+    if (QString e = hidden_credentials->validate(); !e.isEmpty()) return tr("Hidden volume: %1").arg(e);
   if (!from_embedded() && file().isEmpty()) return tr("Choose the backup file.");
   if (restore_file_radio->isChecked() && !QFileInfo(file()).isFile()) return tr("The backup file does not exist.");
   if (backup_radio->isChecked() && QFileInfo::exists(file())) return tr("%1 exists already.").arg(file());

@@ -10,6 +10,7 @@ class QComboBox;
 class QLineEdit;
 class QLabel;
 class QRadioButton;
+class QCheckBox;
 
 namespace warpvol::gui {
 
@@ -65,8 +66,13 @@ class HeaderBackupDialog : public QDialog {
   bool from_embedded() const;
   QString file() const;
   OpenOptions open_options() const;
+  // Backing up a volume that contains a hidden volume: the hidden volume's credentials, so both headers go into
+  // the backup (VeraCrypt asks the same); nullopt when the box is off.
+  std::optional<OpenOptions> hidden_options() const;
   QString validate() const;
   void accept() override;
+  QCheckBox* hidden_box = nullptr;
+  CredentialsWidget* hidden_credentials = nullptr;
   QRadioButton* backup_radio = nullptr;
   QRadioButton* restore_file_radio = nullptr;
   QRadioButton* restore_embedded_radio = nullptr;

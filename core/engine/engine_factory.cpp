@@ -157,7 +157,15 @@ std::map<ChainId, size_t> load_crossover() {
 }
 
 void save_crossover(const std::map<ChainId, size_t>& c) {
+  // Other keys of the file (the measured curves, core/engine/calibration.h) are kept.
   nlohmann::json j = nlohmann::json::object();
+  if (std::ifstream in(crossover_path()); in) {
+    try {
+      j = nlohmann::json::parse(in);
+    } catch (const std::exception&) {
+    }
+    if (!j.is_object()) j = nlohmann::json::object();
+  }
   for (const auto& [id, bytes] : c) {
     if (bytes == SIZE_MAX)
       j[std::string(chain_info(id).cli_name)] = nullptr;

@@ -30,7 +30,6 @@
 #include "gui/create_wizard.h"
 #include "gui/credentials_widget.h"
 #include "gui/main_window.h"
-#include "gui/resources.h"
 #include "gui/simple_dialogs.h"
 #include "gui/slot_model.h"
 
@@ -111,7 +110,6 @@ class GuiActions : public QObject {
   // The icons are SVG: without Qt's SVG image plugin (libqt6svg6) they render as blank squares.
   void icons_render() {
     QVERIFY2(QImageReader::supportedImageFormats().contains("svg"), "no SVG image plugin (libqt6svg6)");
-    init_resources();
     const QImage img = QIcon(":/icons/warpvol.svg").pixmap(48, 48).toImage();
     QVERIFY(!img.isNull());
     int painted = 0;
