@@ -31,9 +31,11 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
+#include <sstream>
 
 #include "cli/command.h"
 #include "cli/credentials.h"
+#include "cli/credentials_file.h"
 #include "cli/exit_codes.h"
 #include "cli/new_credentials.h"
 #include "cli/progress.h"
@@ -265,6 +267,8 @@ LockedBytes json_password(const nlohmann::json& o, const std::string& key, const
   return out;
 }
 
+std::vector<FileEntry> parse_credentials(std::istream& in, const std::string& path);
+
 std::vector<FileEntry> read_credentials_file(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) throw_errno("credentials file " + path);
@@ -277,6 +281,11 @@ std::vector<FileEntry> read_credentials_file(const std::string& path) {
   }
   std::ifstream in(path);
   if (!in) throw Error(ErrorKind::Io, "cannot read the credentials file " + path);
+  return parse_credentials(in, path);
+}
+
+// The lines of a credentials file (`path` names it in messages); password files named in it are read.
+std::vector<FileEntry> parse_credentials(std::istream& in, const std::string& path) {
   static const std::set<std::string> known = {
       "volume", "password", "password_file", "keyfiles", "pim", "new_password", "new_password_file", "new_keyfiles",
       "new_pim", "no_keyfiles", "hidden_password", "hidden_password_file", "hidden_keyfiles", "hidden_pim",
@@ -617,6 +626,11 @@ class ReencryptCommand final : public Command {
 };
 
 }  // namespace
+
+size_t parse_credentials_text(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  return parse_credentials(in, name).size();
+}
 
 std::unique_ptr<Command> make_reencrypt_command() { return std::make_unique<ReencryptCommand>(); }
 

@@ -6,10 +6,11 @@
 #   tests:   mtools dosfstools e2fsprogs fio fusefat python3-botan xvfb desktop-file-utils
 #            dbus-daemon (a private system bus for the GUI's udisks2 test)
 #   GUI:     qt6-base-dev qt6-charts-dev
+#   fuzzing: clang-14 libclang-rt-14-dev (libFuzzer and the ASan/UBSan runtimes; scripts/fuzz.sh)
 WARPVOL_PACKAGES=(
   build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev libssl-dev
   nlohmann-json3-dev libfuse3-dev fuse3 mtools python3-botan qt6-base-dev qt6-charts-dev xvfb desktop-file-utils
-  fio e2fsprogs dosfstools fusefat dbus-daemon
+  fio e2fsprogs dosfstools fusefat dbus-daemon clang-14 libclang-rt-14-dev
 )
 
 WARPVOL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -132,7 +132,11 @@ MountSpec read_spec(int fd) {
   if (len > (1u << 20)) throw Error(ErrorKind::Format, "mount spec: too long");
   LockedBytes body(size_t(len) ? size_t(len) : 1);
   get(body.data(), size_t(len));
-  Reader r(body.data(), size_t(len));
+  return parse_spec(body.data(), size_t(len));
+}
+
+MountSpec parse_spec(const uint8_t* body, size_t len) {
+  Reader r(body, len);
   if (r.u64() != kSpecMagic) throw Error(ErrorKind::Format, "mount spec: bad magic (warpvol and warpvol-mountd differ?)");
   MountSpec s;
   s.slot = int(r.u64());
