@@ -21,7 +21,7 @@ trap 'rm -f "$log"' EXIT
 rc=${PIPESTATUS[0]}
 echo
 printf '%-24s %8s %14s %10s %8s %8s %8s %8s\n' target status executions exec/s cov ft units crashes
-sed -n 's/^fuzz \([^:]*\): \([A-Za-z]*\), \([0-9]*\) executions in \([0-9]*\) s, cov \([0-9]*\), ft \([0-9]*\), corpus \([0-9]*\) units, \([0-9]*\) new crash inputs$/\1 \2 \3 \4 \5 \6 \7 \8/p' "$log" |
+sed -n 's/^fuzz \([^:]*\): \([A-Za-z]*\), [0-9]* committed inputs, \([0-9]*\) executions in \([0-9]*\) s, cov \([0-9]*\), ft \([0-9]*\), corpus \([0-9]*\) units, \([0-9]*\) new crash inputs$/\1 \2 \3 \4 \5 \6 \7 \8/p' "$log" |
   while read -r t st ex s cov ft units cr; do
     printf '%-24s %8s %14s %10s %8s %8s %8s %8s\n' "$t" "$st" "$ex" "$(( s > 0 ? ex / s : ex ))" "$cov" "$ft" "$units" "$cr"
   done

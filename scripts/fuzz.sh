@@ -9,7 +9,8 @@
 #     --runs N      also stop a target after N executions
 #     --corpus DIR  keep what the fuzzer finds in DIR/<target>/ (default: a temporary folder, discarded)
 #     TARGET        fuzz_header_layout, fuzz_journal, ... (default: all)
-# One closing line per target: "fuzz TARGET: ok|FAILED, E executions in S s, cov C, ft F, corpus U units".
+# One closing line per target:
+#   "fuzz TARGET: ok|FAILED, K committed inputs, E executions in S s, cov C, ft F, corpus U units, N new crash inputs"
 # Crash inputs go to <build>/fuzz-artifacts/<target>/; copy them to tests/fuzz/regress/<target>/ to keep them.
 # bench/fuzz.sh runs the same for a long time. Environment: WARPVOL_FUZZ_BUILD_DIR (default build-fuzz/).
 set -euo pipefail
@@ -71,10 +72,12 @@ for t in "${targets[@]}"; do
   committed=()
   for d in "$src/corpus/$t" "$src/regress/$t"; do [ -d "$d" ] && committed+=("$d"); done
   status=ok
+  ncommitted=0
 
   # 1. Every committed input once.
   if [ "$regress" = 1 ] && [ "${#committed[@]}" -gt 0 ]; then
     mapfile -t files < <(find "${committed[@]}" -type f | sort)
+    ncommitted=${#files[@]}
     if [ "${#files[@]}" -gt 0 ] && ! "$bin" "${opts[@]}" "${files[@]}" >"$tmp/$t.regress.log" 2>&1; then
       status=FAILED
       echo "--- $t: a committed input fails; the end of its log:"
@@ -96,7 +99,7 @@ for t in "${targets[@]}"; do
       tail -n 40 "$tmp/$t.fuzz.log"
     fi
     took=$(( $(date +%s) - start ))
-    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/$t.fuzz.log" | tail -n 1)
+    execs=$(sed -n 's/^stat::number_\(of_\)\{0,1\}executed_units: *//p' "$tmp/$t.fuzz.log" | tail -n 1)
     last=$(grep -E '^#[0-9]+' "$tmp/$t.fuzz.log" | grep -E 'cov: ' | tail -n 1 || true)
     cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
     ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
@@ -106,7 +109,7 @@ for t in "${targets[@]}"; do
   crashes=$(find "$artifacts" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \
     -o -name 'oom-*' \) -newer "$tmp" | wc -l)
   [ "$status" = FAILED ] && failed=1
-  echo "fuzz $t: $status, ${execs:-0} executions in ${took} s, cov ${cov:-0}, ft ${ft:-0}, corpus ${units} units," \
+  echo "fuzz $t: $status, $ncommitted committed inputs, ${execs:-0} executions in ${took} s, cov ${cov:-0}, ft ${ft:-0}, corpus ${units} units," \
     "${crashes} new crash inputs"
 done
 exit "$failed"

@@ -59,7 +59,7 @@ class Reader {
   }
   void bytes(uint8_t* out, size_t n) {
     need(n);
-    std::memcpy(out, p_ + pos_, n);
+    if (n) std::memcpy(out, p_ + pos_, n);  // an empty key has no buffer: memcpy(nullptr, ..., 0) is undefined
     pos_ += n;
   }
   bool done() const { return pos_ == n_; }

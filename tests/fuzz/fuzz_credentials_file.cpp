@@ -10,7 +10,7 @@
 
 #include "cli/credentials_file.h"
 #include "core/util/error.h"
-#include "tests/fuzz/fuzz_support.h"
+#include "tests/fuzz/support.h"
 
 using namespace warpvol;
 

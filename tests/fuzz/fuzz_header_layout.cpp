@@ -16,7 +16,7 @@
 #include "core/format/open.h"
 #include "core/util/bytes.h"
 #include "core/util/error.h"
-#include "tests/fuzz/fuzz_support.h"
+#include "tests/fuzz/support.h"
 
 using namespace warpvol;
 

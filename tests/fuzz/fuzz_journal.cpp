@@ -9,8 +9,8 @@
 
 #include "core/reencrypt/journal.h"
 #include "core/util/error.h"
-#include "tests/fuzz/fuzz_support.h"
-#include "tests/fuzz/fuzz_seeds.h"
+#include "tests/fuzz/support.h"
+#include "tests/fuzz/seeds.h"
 
 using namespace warpvol;
 

@@ -9,7 +9,7 @@
 #include "core/engine/engine_factory.h"
 #include "core/mount/runtime.h"
 #include "core/util/error.h"
-#include "tests/fuzz/fuzz_support.h"
+#include "tests/fuzz/support.h"
 
 using namespace warpvol;
 using namespace warpvol::mount;

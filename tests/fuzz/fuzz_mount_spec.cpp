@@ -7,7 +7,7 @@
 
 #include "core/mount/mount_spec.h"
 #include "core/util/error.h"
-#include "tests/fuzz/fuzz_support.h"
+#include "tests/fuzz/support.h"
 
 using namespace warpvol;
 using warpvol::mount::MountSpec;

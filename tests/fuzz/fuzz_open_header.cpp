@@ -5,13 +5,14 @@
 // fuzzer starts from containers that open.
 //
 // Input: u8 flags | u32 container size | container bytes from offset 0 (the rest of the container reads as zeros)
-//   flags bits 0-1: slot narrowing (none, --hidden, normal only, none); bit 2: --backup-header; bit 3: no backup
-//   fallback; bits 4-5: chain (AES, Serpent, Twofish, AES); bit 6: --system.
+//   flags bits 0-1: slot narrowing (normal only, --hidden, normal only, none); bit 2: --backup-header; bit 3: the
+//   backup fallback; bits 4-5: chain (AES, Serpent, Twofish, AES); bit 6: --system. Most inputs thus derive one
+//   key (one location); bits 0-1 = 3 with bit 3 derive one per location (up to five).
 #include <cstring>
 
 #include "core/format/open.h"
 #include "core/util/error.h"
-#include "tests/fuzz/fuzz_support.h"
+#include "tests/fuzz/support.h"
 
 using namespace warpvol;
 
@@ -28,10 +29,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   opt.prf = PrfId::Sha512;
   static const ChainId chains[] = {ChainId::Aes, ChainId::Serpent, ChainId::Twofish, ChainId::Aes};
   opt.chain = chains[(flags >> 4) & 3];
-  if ((flags & 3) == 1) opt.slot = SlotKind::Hidden;
-  if ((flags & 3) == 2) opt.slot = SlotKind::Normal;
+  if ((flags & 3) != 3) opt.slot = (flags & 3) == 1 ? SlotKind::Hidden : SlotKind::Normal;
   opt.backup_only = flags & 4;
-  opt.allow_backup_fallback = !(flags & 8);
+  opt.allow_backup_fallback = flags & 8;
   opt.system = flags & 64;
   opt.notice = [](const std::string&) {};
 

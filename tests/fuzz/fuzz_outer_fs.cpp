@@ -9,7 +9,7 @@
 
 #include "core/create/outer_fs.h"
 #include "core/util/error.h"
-#include "tests/fuzz/fuzz_support.h"
+#include "tests/fuzz/support.h"
 
 using namespace warpvol;
 
@@ -19,6 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint64_t data_size = std::min<uint64_t>(fuzz::take_le(p, n, 4), uint64_t(64) << 20);
   const PlaintextReader read = [&](uint64_t offset, uint8_t* buf, size_t len) {
     WARPVOL_FUZZ_CHECK(offset <= data_size && len <= data_size - offset, "read outside the outer data area");
+    if (len == 0) return;
     std::memset(buf, 0, len);
     if (offset < n) std::memcpy(buf, p + offset, size_t(std::min<uint64_t>(len, n - offset)));
   };

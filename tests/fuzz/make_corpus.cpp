@@ -18,8 +18,8 @@
 #include "core/mount/runtime.h"
 #include "core/reencrypt/journal.h"
 #include "core/util/error.h"
-#include "tests/fuzz/fuzz_seeds.h"
-#include "tests/fuzz/fuzz_support.h"
+#include "tests/fuzz/seeds.h"
+#include "tests/fuzz/support.h"
 
 using namespace warpvol;
 using fuzz::put_le;
@@ -141,14 +141,14 @@ void open_header_seeds(const std::string& vectors) {
     in.insert(in.end(), h.begin(), h.end());
     emit("fuzz_open_header", std::string("truecrypt-") + c.name, in);
     if (c.chain == ChainId::Aes) {
-      in[0] = 2 | 8;  // normal slot only, no backup fallback: the cheapest search
-      emit("fuzz_open_header", "truecrypt-aes-narrow", in);
+      in[0] = 3 | 8;  // every location and the backup fallback
+      emit("fuzz_open_header", "truecrypt-aes-all-locations", in);
     }
   }
   // VeraCrypt-made containers (they do not open with "fuzz": the search over their locations still runs).
   for (const char* name : {"fat.hc", "enc-aes.hc"}) {
     std::vector<uint8_t> in;
-    put_le(in, 2 | 8, 1);
+    put_le(in, 0, 1);
     put_le(in, fs::file_size(vectors + "/veracrypt/" + name), 4);
     const auto head = file_head(vectors + "/veracrypt/" + name, 1024);
     in.insert(in.end(), head.begin(), head.end());
