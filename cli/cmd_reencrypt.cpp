@@ -333,9 +333,12 @@ std::vector<FileEntry> parse_credentials(std::istream& in, const std::string& pa
       kf("hidden_keyfiles", e.hidden_keyfiles);
       auto pim = [&](const std::string& k, std::optional<int>& dst) {
         if (!o.contains(k)) return;
-        const int v = o[k].get<int>();
-        if (v < 0 || v > kMaxPim) throw Error(ErrorKind::Usage, where + ": \"" + k + "\" out of range");
-        dst = v;
+        // Integers only: nlohmann's get<int>() of 1e300 is an undefined float-to-int conversion.
+        if (!o[k].is_number_integer()) throw Error(ErrorKind::Usage, where + ": \"" + k + "\" must be a whole number");
+        if (o[k].is_number_unsigned() ? o[k].get<uint64_t>() > uint64_t(kMaxPim)
+                                      : (o[k].get<int64_t>() < 0 || o[k].get<int64_t>() > kMaxPim))
+          throw Error(ErrorKind::Usage, where + ": \"" + k + "\" out of range");
+        dst = int(o[k].get<int64_t>());
       };
       pim("pim", e.pim);
       pim("new_pim", e.new_pim);

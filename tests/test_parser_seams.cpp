@@ -13,6 +13,7 @@
 #include "core/format/header_writer.h"
 #include "core/format/open.h"
 #include "core/mount/mount_spec.h"
+#include "core/mount/runtime.h"
 #include "core/util/error.h"
 #include "tests/test_support.h"
 
@@ -112,5 +113,28 @@ TEST_CASE("parse_credentials_text counts entries and names the bad line", "[seam
   } catch (const Error& e) {
     CHECK(e.kind() == ErrorKind::Usage);
     CHECK(std::string(e.what()).find("creds line 2") != std::string::npos);
+  }
+}
+
+// Found by tests/fuzz: numbers that nlohmann's get<int>() would convert with an undefined (1e300) or silently
+// truncating (2.5, -1 as uid_t) cast are refused.
+TEST_CASE("mount records and daemon states refuse non-integer and out-of-range numbers", "[seams]") {
+  CHECK(mount::record_from_json(R"({"slot": 3, "uid": 1000})").slot == 3);
+  CHECK_THROWS_AS(mount::record_from_json(R"({"slot": 1e300})"), Error);
+  CHECK_THROWS_AS(mount::record_from_json(R"({"slot": 2.5})"), Error);
+  CHECK_THROWS_AS(mount::record_from_json(R"({"slot": 2, "uid": -1})"), Error);
+  CHECK_THROWS_AS(mount::record_from_json(R"({"slot": 2, "pid": 4294967296})"), Error);
+  CHECK(mount::state_from_json(R"({"reads": 18446744073709551615})").reads == UINT64_MAX);
+  CHECK_THROWS_AS(mount::state_from_json(R"({"reads": 1.5})"), Error);
+  CHECK_THROWS_AS(mount::state_from_json(R"({"reads": -1})"), Error);
+}
+
+TEST_CASE("a credentials file's PIM must be a whole number in range", "[seams]") {
+  CHECK(cli::parse_credentials_text("{\"volume\": \"a\", \"password\": \"x\", \"pim\": 7}\n", "c") == 1);
+  for (const char* pim : {"7.9", "1e300", "-1", "18446744073709551615"}) {
+    INFO(pim);
+    CHECK_THROWS_AS(
+        cli::parse_credentials_text(std::string("{\"volume\": \"a\", \"password\": \"x\", \"pim\": ") + pim + "}\n", "c"),
+        Error);
   }
 }
