@@ -28,7 +28,7 @@ class Writer {
   }
   void bytes(const uint8_t* p, size_t n) {
     if (n > buf_.size() - n_) throw Error(ErrorKind::Format, "mount spec: too long");
-    std::memcpy(buf_.data() + n_, p, n);
+    if (n) std::memcpy(buf_.data() + n_, p, n);  // an empty key has no buffer: memcpy from nullptr is undefined
     n_ += n;
   }
   const uint8_t* data() const { return buf_.data(); }

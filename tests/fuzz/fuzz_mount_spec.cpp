@@ -18,7 +18,8 @@ bool same(const MountSpec& a, const MountSpec& b) {
   return a.slot == b.slot && a.container == b.container && a.aux_dir == b.aux_dir && a.state_file == b.state_file &&
          a.read_only == b.read_only && a.direct_io == b.direct_io && a.engine == b.engine && a.chain == b.chain &&
          a.key_material.size() == b.key_material.size() &&
-         std::memcmp(a.key_material.data(), b.key_material.data(), a.key_material.size()) == 0 &&
+         (a.key_material.empty() ||
+          std::memcmp(a.key_material.data(), b.key_material.data(), a.key_material.size()) == 0) &&
          a.data_offset == b.data_offset && a.data_size == b.data_size && a.first_unit == b.first_unit &&
          a.sector_size == b.sector_size && a.protect == b.protect && a.protect_start == b.protect_start &&
          a.protect_end == b.protect_end && a.uid == b.uid && a.gid == b.gid && a.allow_other == b.allow_other;
