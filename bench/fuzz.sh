@@ -2,14 +2,15 @@
 # bench/fuzz.sh: long fuzzing runs of every tests/fuzz target, one after the other (one core each), with a
 # corpus kept between runs in build-fuzz/fuzz-corpus/<target>/, then a table of executions, coverage (libFuzzer's
 # final cov = covered edges, ft = features) and crash inputs per target.
-#   bench/fuzz.sh SECONDS_PER_TARGET [--runs N] [TARGET...]
+#   bench/fuzz.sh SECONDS_PER_TARGET [--runs N] [--keep-going] [TARGET...]
+# --keep-going fuzzes on past failing inputs (libFuzzer's fork mode) and counts them all.
 # Crash inputs land in build-fuzz/fuzz-artifacts/<target>/: copy each to tests/fuzz/regress/<target>/ (a
 # regression input scripts/test.sh runs from then on) and fix it. Exit status: scripts/fuzz.sh's (non-zero when
 # any target failed).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [ $# -lt 1 ] || ! [[ "$1" =~ ^[0-9]+$ ]]; then
-  sed -n '2,8p' "$0"
+  sed -n '2,9p' "$0"
   exit 1
 fi
 seconds=$1

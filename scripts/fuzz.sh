@@ -8,6 +8,7 @@
 #     --seconds N   fuzzing time per target (default 15; 0 = regression inputs only)
 #     --runs N      also stop a target after N executions
 #     --corpus DIR  keep what the fuzzer finds in DIR/<target>/ (default: a temporary folder, discarded)
+#     --keep-going  fuzz on past failing inputs (libFuzzer -fork=1 -ignore_crashes=1), collecting them all
 #     TARGET        fuzz_header_layout, fuzz_journal, ... (default: all)
 # One closing line per target:
 #   "fuzz TARGET: ok|FAILED, K committed inputs, E executions in S s, cov C, ft F, corpus U units, N new crash inputs"
@@ -17,7 +18,7 @@ set -euo pipefail
 # shellcheck source=scripts/deps.sh
 source "$(dirname "${BASH_SOURCE[0]}")/deps.sh"
 
-seconds=15 runs="" corpus_root="" build_only=0 regress=1
+seconds=15 runs="" corpus_root="" build_only=0 regress=1 keep_going=0
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -26,7 +27,8 @@ while [ $# -gt 0 ]; do
     --corpus) corpus_root=$2; shift 2 ;;
     --build-only) build_only=1; shift ;;
     --no-regress) regress=0; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --keep-going) keep_going=1; shift ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     -*) echo "scripts/fuzz.sh: unknown option $1" >&2; exit 1 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -92,6 +94,7 @@ for t in "${targets[@]}"; do
     mkdir -p "$work"
     run_opts=("${opts[@]}" -max_total_time="$seconds")
     [ -n "$runs" ] && run_opts+=(-runs="$runs")
+    [ "$keep_going" = 1 ] && run_opts+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
     start=$(date +%s)
     if ! "$bin" "${run_opts[@]}" "$work" "${committed[@]}" >"$tmp/$t.fuzz.log" 2>&1; then
       status=FAILED
@@ -101,6 +104,8 @@ for t in "${targets[@]}"; do
     took=$(( $(date +%s) - start ))
     execs=$(sed -n 's/^stat::number_\(of_\)\{0,1\}executed_units: *//p' "$tmp/$t.fuzz.log" | tail -n 1)
     last=$(grep -E '^#[0-9]+' "$tmp/$t.fuzz.log" | grep -E 'cov: ' | tail -n 1 || true)
+    # Fork mode and a run stopped by a crash print no final stats: the last status line counts the executions.
+    [ -z "$execs" ] && execs=$(sed -n 's/^#\([0-9]*\).*/\1/p' <<<"$last")
     cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
     ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
     units=$(find "$work" -type f | wc -l)
