@@ -33,9 +33,11 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
+#include <sstream>
 
 #include "cli/command.h"
 #include "cli/credentials.h"
+#include "cli/credentials_file.h"
 #include "cli/exit_codes.h"
 #include "cli/new_credentials.h"
 #include "cli/progress.h"
@@ -277,6 +279,8 @@ LockedBytes json_password(const nlohmann::json& o, const std::string& key, const
   return out;
 }
 
+std::vector<FileEntry> parse_credentials(std::istream& in, const std::string& path);
+
 std::vector<FileEntry> read_credentials_file(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) throw_errno("credentials file " + path);
@@ -289,6 +293,11 @@ std::vector<FileEntry> read_credentials_file(const std::string& path) {
   }
   std::ifstream in(path);
   if (!in) throw Error(ErrorKind::Io, "cannot read the credentials file " + path);
+  return parse_credentials(in, path);
+}
+
+// The lines of a credentials file (`path` names it in messages); password files named in it are read.
+std::vector<FileEntry> parse_credentials(std::istream& in, const std::string& path) {
   static const std::set<std::string> known = {
       "volume", "password", "password_file", "keyfiles", "pim", "new_password", "new_password_file", "new_keyfiles",
       "new_pim", "no_keyfiles", "hidden_password", "hidden_password_file", "hidden_keyfiles", "hidden_pim",
@@ -336,9 +345,12 @@ std::vector<FileEntry> read_credentials_file(const std::string& path) {
       kf("hidden_keyfiles", e.hidden_keyfiles);
       auto pim = [&](const std::string& k, std::optional<int>& dst) {
         if (!o.contains(k)) return;
-        const int v = o[k].get<int>();
-        if (v < 0 || v > kMaxPim) throw Error(ErrorKind::Usage, where + ": \"" + k + "\" out of range");
-        dst = v;
+        // Integers only: nlohmann's get<int>() of 1e300 is an undefined float-to-int conversion.
+        if (!o[k].is_number_integer()) throw Error(ErrorKind::Usage, where + ": \"" + k + "\" must be a whole number");
+        if (o[k].is_number_unsigned() ? o[k].get<uint64_t>() > uint64_t(kMaxPim)
+                                      : (o[k].get<int64_t>() < 0 || o[k].get<int64_t>() > kMaxPim))
+          throw Error(ErrorKind::Usage, where + ": \"" + k + "\" out of range");
+        dst = int(o[k].get<int64_t>());
       };
       pim("pim", e.pim);
       pim("new_pim", e.new_pim);
@@ -651,6 +663,11 @@ class ReencryptCommand final : public Command {
 };
 
 }  // namespace
+
+size_t parse_credentials_text(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  return parse_credentials(in, name).size();
+}
 
 std::unique_ptr<Command> make_reencrypt_command() { return std::make_unique<ReencryptCommand>(); }
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # scripts/test.sh: install missing packages, build Release into build/ with every part required, prove that every
 # part was built (scripts/check_components.sh), run the whole suite through ctest, then build the Debian package,
-# install it on this machine and check the installed programs (tests/package/). Fails when any stage fails.
+# install it on this machine and check the installed programs (tests/package/), then the fuzz targets
+# (scripts/fuzz.sh: every committed input once, then 15 s of fuzzing per target; its own sanitized build in
+# build-fuzz/; WARPVOL_FUZZ_SECONDS changes the time per target, 0 = committed inputs only). Fails when any stage
+# fails.
 set -euo pipefail
 # shellcheck source=scripts/deps.sh
 source "$(dirname "${BASH_SOURCE[0]}")/deps.sh"
@@ -34,11 +37,14 @@ else
   warpvol_log "not root: the .deb is not installed and checked (run as root, as CI does)"
 fi
 
+(cd "$WARPVOL_ROOT" && "$WARPVOL_ROOT/scripts/fuzz.sh" --seconds "${WARPVOL_FUZZ_SECONDS:-15}" </dev/null) ||
+  failed+=(fuzz)
+
 echo
 if [ "${#failed[@]}" -gt 0 ]; then
   warpvol_log "FAILED stages: ${failed[*]}"
 else
-  warpvol_log "every stage passed (components, ctest, package)"
+  warpvol_log "every stage passed (components, ctest, package, fuzz)"
 fi
 # ctest's own closing line last, so that a reader of the log's tail sees the suite's count.
 grep -E '^[0-9]+% tests passed' "$WARPVOL_BUILD/ctest.log" || true

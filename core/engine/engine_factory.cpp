@@ -139,12 +139,18 @@ std::string crossover_path() {
 }
 
 std::map<ChainId, size_t> load_crossover() {
+  std::ifstream in(crossover_path());
+  if (!in) return crossover_from_json("");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return crossover_from_json(text);
+}
+
+std::map<ChainId, size_t> crossover_from_json(const std::string& text) {
   std::map<ChainId, size_t> out;
   for (const auto& c : all_chains()) out[c.id] = default_crossover(c.id);
-  std::ifstream in(crossover_path());
-  if (!in) return out;
+  if (text.empty()) return out;
   try {
-    auto j = nlohmann::json::parse(in);
+    auto j = nlohmann::json::parse(text);
     for (const auto& c : all_chains()) {
       auto it = j.find(std::string(c.cli_name));
       if (it != j.end() && it->is_number_unsigned()) out[c.id] = it->get<size_t>();

@@ -34,6 +34,9 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt);
 
 // Crossover sizes (bytes) per chain for auto dispatch.
 std::map<ChainId, size_t> load_crossover();
+// load_crossover's reader: the built-in defaults overridden by the chains the JSON text names (a number of bytes,
+// or null = never on the GPU); damaged or empty text gives the defaults.
+std::map<ChainId, size_t> crossover_from_json(const std::string& text);
 void save_crossover(const std::map<ChainId, size_t>& c);
 std::string crossover_path();
 

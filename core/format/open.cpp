@@ -451,6 +451,23 @@ std::vector<HeaderLocation> header_locations(uint64_t H, const OpenOptions& opt,
   return out;
 }
 
+OpenedHeader open_decrypted_header(BlockFile& file, const OpenOptions& opt, const DecryptedHeader& d) {
+  Found f;
+  f.check = check_header(d.plain, d.format == VolumeFormat::TrueCrypt ? kMagicTrue : kMagicVera);
+  if (f.check == HeaderCheck::BadMagic || f.check == HeaderCheck::BadCrc)
+    throw Error(ErrorKind::Auth, "the header does not decrypt (bad magic or CRC)");
+  // The same candidate record the search hands to finish(), filled from what the caller decrypted.
+  Candidate c;
+  c.loc = d.loc;
+  c.format = d.format;
+  c.kdf = d.kdf;
+  std::memcpy(c.salt.data(), d.plain, kSaltSize);
+  f.cand = &c;
+  f.chain = d.chain;
+  std::memcpy(f.plain.data(), d.plain, kHeaderSize);
+  return finish(file, opt, f);
+}
+
 OpenedHeader open_header(BlockFile& file, const OpenOptions& opt) {
   if (file.size() < kHeaderSize)
     throw Error(ErrorKind::Auth, file.path() + ": too small to be a volume (" + std::to_string(file.size()) + " bytes)");

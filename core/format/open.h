@@ -75,4 +75,18 @@ struct HeaderLocation {
 };
 std::vector<HeaderLocation> header_locations(uint64_t file_size, const OpenOptions& opt, bool backups);
 
+// The decision open_header makes once a header decrypted, without the key derivation: `plain` is the 512-byte
+// header as decrypt_header left it (salt || decrypted fields), found at `loc` under `format` with `chain` and
+// `kdf`. Throws Error(Auth) when check_header says it does not decrypt (bad magic or CRC: the search would go on),
+// Error(Format) for an unusable header or layout; otherwise returns what open_header would. Exposed so that the
+// header checks and the layout decision can be tested and fuzzed directly (tests/fuzz/fuzz_header_layout.cpp).
+struct DecryptedHeader {
+  const uint8_t* plain = nullptr;
+  HeaderLocation loc{SlotKind::Normal, 0, false};
+  VolumeFormat format = VolumeFormat::VeraCrypt;
+  ChainId chain = ChainId::Aes;
+  KdfChoice kdf{PrfId::Sha512};
+};
+OpenedHeader open_decrypted_header(BlockFile& file, const OpenOptions& opt, const DecryptedHeader& d);
+
 }  // namespace warpvol

@@ -28,7 +28,7 @@ class Writer {
   }
   void bytes(const uint8_t* p, size_t n) {
     if (n > buf_.size() - n_) throw Error(ErrorKind::Format, "mount spec: too long");
-    std::memcpy(buf_.data() + n_, p, n);
+    if (n) std::memcpy(buf_.data() + n_, p, n);  // an empty key has no buffer: memcpy from nullptr is undefined
     n_ += n;
   }
   const uint8_t* data() const { return buf_.data(); }
@@ -59,7 +59,7 @@ class Reader {
   }
   void bytes(uint8_t* out, size_t n) {
     need(n);
-    std::memcpy(out, p_ + pos_, n);
+    if (n) std::memcpy(out, p_ + pos_, n);  // an empty key has no buffer: memcpy(nullptr, ..., 0) is undefined
     pos_ += n;
   }
   bool done() const { return pos_ == n_; }
@@ -134,7 +134,11 @@ MountSpec read_spec(int fd) {
   if (len > (1u << 20)) throw Error(ErrorKind::Format, "mount spec: too long");
   LockedBytes body(size_t(len) ? size_t(len) : 1);
   get(body.data(), size_t(len));
-  Reader r(body.data(), size_t(len));
+  return parse_spec(body.data(), size_t(len));
+}
+
+MountSpec parse_spec(const uint8_t* body, size_t len) {
+  Reader r(body, len);
   if (r.u64() != kSpecMagic) throw Error(ErrorKind::Format, "mount spec: bad magic (warpvol and warpvol-mountd differ?)");
   MountSpec s;
   s.slot = int(r.u64());

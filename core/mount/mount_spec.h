@@ -38,5 +38,8 @@ struct MountSpec {
 // Throw Error(Io) on a short pipe, Error(Format) on a malformed spec.
 void write_spec(int fd, const MountSpec& s);
 MountSpec read_spec(int fd);
+// The body read_spec reads after the 8-byte length prefix: bytes in, spec out, Error(Format) when malformed.
+// read_spec's parser, separate so that tests and tests/fuzz/fuzz_mount_spec.cpp reach it without a pipe.
+MountSpec parse_spec(const uint8_t* body, size_t len);
 
 }  // namespace warpvol::mount

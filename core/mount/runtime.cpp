@@ -10,8 +10,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <type_traits>
 
 #include "core/util/error.h"
 
@@ -65,16 +67,38 @@ std::string record_to_json(const MountRecord& r) {
   return j.dump(2) + "\n";
 }
 
+namespace {
+
+// An integer field as T, `fallback` when absent. nlohmann's get<T>() would convert a float such as 1e300 with a
+// static_cast (undefined behaviour) and wrap integers T cannot hold: those are refused as malformed.
+template <class T>
+T int_field(const char* what, const json& j, const char* key, T fallback) {
+  const auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  if (it->is_number_unsigned()) {
+    const uint64_t v = it->get<uint64_t>();
+    if (v <= uint64_t(std::numeric_limits<T>::max())) return T(v);
+  } else if (it->is_number_integer()) {
+    const int64_t v = it->get<int64_t>();
+    if (v >= 0 ? uint64_t(v) <= uint64_t(std::numeric_limits<T>::max())
+               : std::is_signed_v<T> && v >= int64_t(std::numeric_limits<T>::min()))
+      return T(v);
+  }
+  throw Error(ErrorKind::Format, std::string(what) + ": \"" + key + "\" is not an integer in range");
+}
+
+}  // namespace
+
 MountRecord record_from_json(const std::string& text) {
   try {
     json j = json::parse(text);
     MountRecord r;
-    r.slot = j.at("slot").get<int>();
+    r.slot = int_field("mount record", j, "slot", 0);
     r.state = j.value("state", "mounted");
-    r.owner_pid = j.value("owner_pid", 0);
+    r.owner_pid = int_field("mount record", j, "owner_pid", 0);
     r.volume = j.value("volume", "");
-    r.volume_dev = j.value("volume_dev", uint64_t(0));
-    r.volume_ino = j.value("volume_ino", uint64_t(0));
+    r.volume_dev = int_field("mount record", j, "volume_dev", uint64_t(0));
+    r.volume_ino = int_field("mount record", j, "volume_ino", uint64_t(0));
     r.aux_dir = j.value("aux_dir", "");
     r.plaintext_device = j.value("plaintext_device", "");
     r.loop_device = j.value("loop_device", "");
@@ -82,20 +106,20 @@ MountRecord record_from_json(const std::string& text) {
     r.filesystem = j.value("filesystem", "none");
     r.mount_helper = j.value("mount_helper", "");
     r.created_dirs = j.value("created_dirs", std::vector<std::string>{});
-    r.pid = j.value("pid", 0);
-    r.pid_start = j.value("pid_start", uint64_t(0));
+    r.pid = int_field("mount record", j, "pid", 0);
+    r.pid_start = int_field("mount record", j, "pid_start", uint64_t(0));
     r.read_only = j.value("read_only", false);
     r.protect_hidden = j.value("protect_hidden", false);
-    r.protected_start = j.value("protected_start", uint64_t(0));
-    r.protected_end = j.value("protected_end", uint64_t(0));
+    r.protected_start = int_field("mount record", j, "protected_start", uint64_t(0));
+    r.protected_end = int_field("mount record", j, "protected_end", uint64_t(0));
     r.volume_type = j.value("volume_type", "");
     r.format = j.value("format", "");
     r.chain = j.value("chain", "");
     r.prf = j.value("prf", "");
     r.engine = j.value("engine", "");
-    r.size = j.value("size", uint64_t(0));
-    r.mounted_at = j.value("mounted_at", int64_t(0));
-    r.uid = j.value("uid", uid_t(0));
+    r.size = int_field("mount record", j, "size", uint64_t(0));
+    r.mounted_at = int_field("mount record", j, "mounted_at", int64_t(0));
+    r.uid = int_field("mount record", j, "uid", uid_t(0));
     r.header_info = j.value("header_info", "");
     if (r.slot < 1 || r.slot > kMaxSlots) throw Error(ErrorKind::Format, "mount record: bad slot number");
     return r;
@@ -123,11 +147,11 @@ DaemonState state_from_json(const std::string& text) {
     s.protection_triggered = j.value("protection_triggered", false);
     s.trigger_detail = j.value("trigger_detail", "");
     s.closed = j.value("closed", "");
-    s.reads = j.value("reads", uint64_t(0));
-    s.writes = j.value("writes", uint64_t(0));
-    s.read_bytes = j.value("read_bytes", uint64_t(0));
-    s.written_bytes = j.value("written_bytes", uint64_t(0));
-    s.max_request = j.value("max_request", uint64_t(0));
+    s.reads = int_field("daemon state", j, "reads", uint64_t(0));
+    s.writes = int_field("daemon state", j, "writes", uint64_t(0));
+    s.read_bytes = int_field("daemon state", j, "read_bytes", uint64_t(0));
+    s.written_bytes = int_field("daemon state", j, "written_bytes", uint64_t(0));
+    s.max_request = int_field("daemon state", j, "max_request", uint64_t(0));
   } catch (const json::exception& e) {
     throw Error(ErrorKind::Format, std::string("daemon state: ") + e.what());
   }
