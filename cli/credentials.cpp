@@ -63,7 +63,10 @@ void add_credential_options(po::options_description& desc) {
       ("veracrypt", "open as a VeraCrypt volume only")
       ("hidden", "open the hidden volume (header slot at 64 KiB)")
       ("backup-header", "use the embedded backup headers at the end of the volume")
-      ("system", "system-encryption (pre-boot) header at sector 62, boot iteration counts");
+      ("system", "system-encryption (pre-boot) header at sector 62, boot iteration counts")
+      ("partition", po::value<int>()->value_name("N"),
+       "with --system on a drive image: open partition N (MBR or GPT numbering, as Linux's sdaN; default: the "
+       "partition holding the first encrypted byte, as VeraCrypt)");
 }
 
 LockedBytes read_password_line(int fd, size_t max_len, const std::string& what, const Context& ctx) {
@@ -126,6 +129,12 @@ OpenOptions open_options_from(const po::variables_map& vm, const std::string& vo
   if (vm.count("hidden")) opt.slot = SlotKind::Hidden;
   opt.backup_only = vm.count("backup-header") > 0;
   opt.system = vm.count("system") > 0;
+  if (vm.count("partition")) {
+    if (!opt.system) throw Error(ErrorKind::Usage, "--partition goes with --system (a system-encrypted drive image)");
+    const int n = vm["partition"].as<int>();
+    if (n < 1) throw Error(ErrorKind::Usage, "--partition must be 1 or more");
+    opt.system_partition = n;
+  }
   if (opt.system && vm.count("hidden"))
     throw Error(ErrorKind::Usage, "--system and --hidden exclude each other");
   if (vm.count("pim")) {

@@ -376,6 +376,17 @@ TEST_CASE("mount spec round trip through a pipe", "[mount]") {
   CHECK(r.data_size == s.data_size);
   CHECK(r.protect_end == s.protect_end);
   CHECK(r.uid == 1000);
+  CHECK_FALSE(r.legacy.has_value());
+  // A TrueCrypt legacy mode travels too (the FUSE process prepares its key with prepare_legacy).
+  s.legacy = LegacySuite{LegacyEaId::AesBlowfishSerpent, LegacyMode::InnerCbc};
+  REQUIRE(pipe(p) == 0);
+  write_spec(p[1], s);
+  close(p[1]);
+  MountSpec rl = read_spec(p[0]);
+  close(p[0]);
+  REQUIRE(rl.legacy.has_value());
+  CHECK(*rl.legacy == *s.legacy);
+  s.legacy.reset();
   // A truncated spec is an error, not a half-filled struct.
   REQUIRE(pipe(p) == 0);
   uint8_t len[8] = {200, 0, 0, 0, 0, 0, 0, 0};

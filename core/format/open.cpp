@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/format/system_layout.h"
 #include "core/kdf/keyfiles.h"
 #include "core/reencrypt/marker.h"
 #include "core/util/bytes.h"
@@ -370,17 +371,10 @@ OpenedHeader finish(BlockFile& file, const OpenOptions& opt, const Found& f) {
       o.data_offset = H - o.data_size - 1536;
       break;
     case SlotKind::System:
-      if (h.encrypted_area_start < opt.system_partition_offset)
-        throw Error(ErrorKind::Format, "system volume: encrypted area starts before the given partition offset");
-      o.data_offset = h.encrypted_area_start - opt.system_partition_offset;
-      o.data_size = h.encrypted_area_length;
-      if (h.encrypted_area_length != h.volume_size && opt.notice)
-        opt.notice("system encryption is incomplete: only the first " + std::to_string(h.encrypted_area_length) +
-                   " of " + std::to_string(h.volume_size) + " bytes are encrypted; exposing the encrypted part");
+      apply_system_layout(o, file, opt);
       break;
   }
-  o.first_unit = (o.slot == SlotKind::System ? h.encrypted_area_start : o.data_offset) / 512;
-  if (o.slot == SlotKind::System) o.first_unit = (o.data_offset + opt.system_partition_offset) / 512;
+  if (o.slot != SlotKind::System) o.first_unit = o.data_offset / 512;
   if ((h.flags & kFlagInPlace) && h.encrypted_area_length != h.volume_size)
     throw Error(ErrorKind::Format, "in-place encryption of this volume is not finished (" +
                                        std::to_string(h.encrypted_area_length) + " of " +

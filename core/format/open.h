@@ -35,7 +35,9 @@ struct OpenOptions {
   bool backup_only = false;           // --backup-header
   bool system = false;                // --system: header at sector 62, boot iteration counts
   bool allow_backup_fallback = true;  // try the embedded backups when the primaries do not decrypt
-  uint64_t system_partition_offset = 0;  // --system: byte offset of the opened partition within the drive
+  // --system --partition N: the partition of the drive image to open (0 = the one holding the first encrypted
+  // byte, as VeraCrypt would); core/format/system_layout.h.
+  std::optional<int> system_partition;
   // Notes for the user ("primary header damaged: opened with the embedded backup header").
   std::function<void(const std::string&)> notice;
 };
@@ -57,6 +59,11 @@ struct OpenedHeader {
   // Set for a volume of TrueCrypt before 5.0 (LRW or CBC; format-spec §6.5): the key area holds the 32-byte
   // tweak key / IV seed and the ciphers' keys (core/crypto/legacy_mode.h), and `chain` is meaningless.
   std::optional<LegacySuite> legacy;
+  // The part of the data area [encrypted_begin, encrypted_end) that holds ciphertext; outside it the bytes are
+  // plaintext as they lie (a system encryption that did not finish). Whole area by default.
+  uint64_t encrypted_begin = 0, encrypted_end = UINT64_MAX;
+  bool read_only = false;    // writes refused (unfinished system encryption)
+  int system_partition = 0;  // the drive partition opened as a system volume (0: the key scope itself)
 };
 
 // Throws Error(Format) naming the volume's legacy mode when `h` is a pre-5.0 TrueCrypt volume and `what` (an

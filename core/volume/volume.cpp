@@ -1,5 +1,6 @@
 #include "core/volume/volume.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -21,6 +22,16 @@ Volume::Volume(std::unique_ptr<BlockFile> file, OpenedHeader header, std::shared
                         : engine_->prepare(header_.chain, header_.fields.key_area.data());
 }
 
+// Decrypts n units read from unit `index` of the data area in place, leaving alone the units outside the
+// header's encrypted extent (plaintext on disk: a system encryption that did not finish).
+void Volume::decrypt_units(uint64_t index, uint8_t* buf, size_t n) {
+  const uint64_t lo = std::max(index, header_.encrypted_begin / kDataUnitSize);
+  const uint64_t hi = std::min<uint64_t>(index + n, header_.encrypted_end / kDataUnitSize);
+  if (lo >= hi) return;
+  engine_->process(*key_, Direction::Decrypt, header_.first_unit + lo, buf + (lo - index) * kDataUnitSize,
+                   size_t(hi - lo));
+}
+
 // Plaintext offset -> file offset and data-unit number: both start at the data area.
 void Volume::read(uint64_t offset, uint8_t* buf, size_t len) {
   if (offset > size() || len > size() - offset) throw Error(ErrorKind::Io, "read past the end of the volume");
@@ -31,7 +42,7 @@ void Volume::read(uint64_t offset, uint8_t* buf, size_t len) {
       // Whole units straight into the caller's buffer.
       const size_t n = len / kDataUnitSize;
       file_->read_at(header_.data_offset + offset, buf, n * kDataUnitSize);
-      engine_->process(*key_, Direction::Decrypt, header_.first_unit + unit_index, buf, n);
+      decrypt_units(unit_index, buf, n);
       buf += n * kDataUnitSize;
       offset += n * kDataUnitSize;
       len -= n * kDataUnitSize;
@@ -39,7 +50,7 @@ void Volume::read(uint64_t offset, uint8_t* buf, size_t len) {
     }
     alignas(16) uint8_t unit[kDataUnitSize];
     file_->read_at(header_.data_offset + unit_index * kDataUnitSize, unit, kDataUnitSize);
-    engine_->process(*key_, Direction::Decrypt, header_.first_unit + unit_index, unit, 1);
+    decrypt_units(unit_index, unit, 1);
     const size_t take = std::min(len, kDataUnitSize - head);
     std::memcpy(buf, unit + head, take);
     buf += take;
@@ -50,6 +61,8 @@ void Volume::read(uint64_t offset, uint8_t* buf, size_t len) {
 
 void Volume::write(uint64_t offset, const uint8_t* buf, size_t len) {
   if (!file_->writable()) throw Error(ErrorKind::Io, "the volume is open read-only");
+  if (header_.read_only)
+    throw Error(ErrorKind::Format, "the volume is read-only: its system encryption did not finish");
   if (offset > size() || len > size() - offset) throw Error(ErrorKind::Io, "write past the end of the volume");
   std::vector<uint8_t> tmp;
   while (len) {

@@ -30,6 +30,8 @@ class Volume {
   void flush() { file_->sync(); }
 
  private:
+  void decrypt_units(uint64_t index, uint8_t* buf, size_t n);
+
   std::unique_ptr<BlockFile> file_;
   OpenedHeader header_;
   std::shared_ptr<XtsEngine> engine_;
