@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <thread>
 
 #include "core/engine/engine_factory.h"
+#include "core/io/file.h"
 #include "core/util/error.h"
 #include "gpu/cipher_host.h"
 #include "gpu/engine_impl.h"
@@ -238,6 +240,63 @@ std::unique_ptr<GpuEngine> GpuEngine::create(const GpuEngineOptions& opt, std::s
   g->copy_piece_ = size_t(std::max(4L, env_long("WARPVOL_GPU_COPY_PIECE_KB", 128))) << 10;
   g->threaded_bytes_ = size_t(std::max(0L, env_long("WARPVOL_GPU_THREADED_MB", 16))) << 20;
   return g;
+}
+
+// Page-locked buffers returned by their jobs, kept for the next ones (a batch's jobs, a job's next zone):
+// cudaHostAlloc of tens of MiB costs milliseconds. At most kKeep bytes are kept; the rest is freed.
+struct PinnedPool {
+  static constexpr size_t kKeep = size_t(1) << 30;
+  std::mutex mu;
+  std::multimap<size_t, uint8_t*> free;  // by size
+  size_t kept = 0;
+  ~PinnedPool() {
+    for (auto& [n, p] : free) cudaFreeHost(p);
+  }
+  // A kept buffer of n to 1.25 n bytes (its size into n), or nullptr.
+  uint8_t* take(size_t& n) {
+    std::lock_guard<std::mutex> lk(mu);
+    auto it = free.lower_bound(n);
+    if (it == free.end() || it->first > n + n / 4) return nullptr;
+    uint8_t* p = it->second;
+    n = it->first;
+    kept -= n;
+    free.erase(it);
+    return p;
+  }
+  void put(uint8_t* p, size_t n) {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      if (kept + n <= kKeep) {
+        kept += n;
+        free.emplace(n, p);
+        return;
+      }
+    }
+    cudaFreeHost(p);
+  }
+};
+
+IoBuffer GpuEngine::io_buffer(size_t bytes) {
+  size_t n = std::max<size_t>(1, (bytes + kDirectAlign - 1) / kDirectAlign) * kDirectAlign;
+  if (failed_) return IoBuffer::aligned(n);
+  std::shared_ptr<PinnedPool> pool;
+  {
+    std::lock_guard<std::mutex> lk(buf_mu_);
+    if (!pinned_pool_) pinned_pool_ = std::make_shared<PinnedPool>();
+    pool = pinned_pool_;
+  }
+  uint8_t* p = pool->take(n);
+  if (!p) {
+    cudaSetDevice(device_);
+    void* v = nullptr;
+    // Page-aligned (O_DIRECT writes take it); portable: any context of the process may DMA from it.
+    if (cudaHostAlloc(&v, n, cudaHostAllocPortable) != cudaSuccess) {
+      cudaGetLastError();
+      return IoBuffer::aligned(n);
+    }
+    p = static_cast<uint8_t*>(v);
+  }
+  return IoBuffer(p, n, [pool](uint8_t* q, size_t m) { pool->put(q, m); }, true);
 }
 
 GpuEngine::~GpuEngine() {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/crypto/chain.h"
+#include "core/engine/io_buffer.h"
 
 namespace warpvol {
 
@@ -36,6 +37,9 @@ class XtsEngine {
   // separate thread.
   virtual std::future<void> submit(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0,
                                    uint8_t* data, size_t nunits);
+  // A buffer of at least `bytes` for a job's data (io_buffer.h): the engine's pinned memory on the GPU engine,
+  // aligned heap memory otherwise (the default). Thread-safe.
+  virtual IoBuffer io_buffer(size_t bytes);
 };
 
 constexpr size_t kChunkUnits = 512;  // 256 KiB, TrueCrypt's encryption primitive's chunk
