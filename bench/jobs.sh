@@ -142,7 +142,7 @@ row() {
   done
   local g c f
   g=$(median "${gbs[@]}"); c=$(median "${cpus[@]}"); f=${floor[$fname]}
-  if [ -n "${VERBOSE:-}" ] && [ "$engine" = auto ]; then note=$(grep -m2 -E 'engine auto|chose|job engine' "$err" | tr '\n' ' '); fi
+  if [ -n "${VERBOSE:-}" ] && [ "$engine" = auto ]; then note=$(grep -m2 'engine auto,' "$err" | sed 's/ (each request.*//' | tr '\n' ' '); fi
   printf '%-15s %-28s %-5s %-10s %7s GB/s  %5s of %-32s %6s CPU-s/GB %s\n' "$job" "$chain" "$engine" "$(basename "$(dirname "$b/x")")" \
     "$g" "$(calc "100 * $g / $f")%" "$fname ($f)" "$c" "$note"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$chain" "$engine" "$b" "$g" "$f" "$fname" "$c" >> "$results"

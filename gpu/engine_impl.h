@@ -2,6 +2,7 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -71,6 +72,7 @@ class GpuEngine final : public XtsEngine {
   // Page-locked (cudaHostAlloc) buffers, kept in a pool between requests and jobs: the pipeline DMAs from them
   // without a staging copy. Aligned heap memory after a CUDA error or when page-locking fails.
   IoBuffer io_buffer(size_t bytes) override;
+  unsigned concurrency() const override { return unsigned(std::max(1, nslots_)); }
 
   GpuEngineStatus status() const;
   int device() const { return device_; }

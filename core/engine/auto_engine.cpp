@@ -84,7 +84,11 @@ AutoEngine::Lane AutoEngine::pick(const Op& op, size_t bytes) {
   else if (rate[kGpu] <= 0) rate[kGpu] = rate[kCpu];
   double finish[2];
   for (int l = 0; l < 2; ++l) finish[l] = std::max(t, st.lane[l].busy_until) + double(bytes) / rate[l];
-  const Lane lane = finish[kGpu] <= finish[kCpu] ? kGpu : kCpu;  // a tie goes to the GPU: it spares the cores
+  Lane lane = finish[kGpu] <= finish[kCpu] ? kGpu : kCpu;  // a tie goes to the GPU: it spares the cores
+  const Lane other = lane == kGpu ? kCpu : kGpu;
+  if (st.lane[other].passed_over >= kProbeEvery && st.lane[other].active == 0) lane = other;  // measure it again
+  st.lane[lane].passed_over = 0;
+  ++st.lane[lane == kGpu ? kCpu : kGpu].passed_over;
   LaneStats& s = st.lane[lane];
   s.busy_until = finish[lane];
   if (s.active++ == 0) s.busy_start = t;
@@ -97,18 +101,26 @@ void AutoEngine::finished(const Op& op, Lane lane, size_t bytes) {
   const double t = now();
   s.bytes += bytes;
   ++s.requests;
-  double busy = s.busy_seconds + (t - s.busy_start);
-  if (--s.active == 0) {
-    s.busy_seconds = busy;
-    s.busy_until = t;  // re-anchor the estimate on what happened
+  --s.active;
+  if (s.active == 0) s.busy_until = t;  // re-anchor the estimate on what happened
+  if (!s.warmed) {  // the first request carries one-time set-up: the rate starts after it
+    s.warmed = true;
+    s.busy_start = t;
+    s.busy_seconds = 0;
+    return;
   }
-  if (busy > 0) s.rate = double(s.bytes) / busy;
+  s.rate_bytes += bytes;
+  const double busy = s.busy_seconds + (t - s.busy_start);
+  if (s.active == 0) s.busy_seconds = busy;
+  if (busy > 0) s.rate = double(s.rate_bytes) / busy;
 }
 
 void AutoEngine::run_on(Lane lane, const Piece& p) {
   const AutoKey& a = auto_key(*p.a);
   XtsEngine& e = lane == kGpu ? *gpu_ : *cpu_;
   const EngineKey& ka = lane == kGpu ? *a.gpu_ : *a.cpu_;
+  std::unique_lock<std::mutex> serial(cpu_run_mu_, std::defer_lock);
+  if (lane == kCpu && cpu_->concurrency() == 1) serial.lock();
   if (p.b) {
     const AutoKey& b = auto_key(*p.b);
     e.reencrypt(ka, lane == kGpu ? *b.gpu_ : *b.cpu_, p.unit0, p.data, p.nunits);

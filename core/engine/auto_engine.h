@@ -6,6 +6,9 @@
 // requests go to each and the rates are known after a few. A slower engine then gets a request only when it would
 // still finish it before the faster one's queue drains: with a job's 4-8 requests in flight, the CPU takes part
 // only where it reaches a good fraction of the GPU's rate, and a job gets the sum of both where they are close.
+// Each engine's first request is not counted in its rate (one-time set-up: the GPU loads its kernels), and an
+// engine passed over for kProbeEvery requests gets the next one, so that a rate measured once too low is
+// measured again.
 // Requests below the crossover stay on the CPU: there the latency of a PCIe round trip decides (mounts).
 // Synchronous calls larger than a piece are split into pieces scheduled the same way and run at once.
 #pragma once
@@ -37,12 +40,15 @@ class AutoEngine final : public XtsEngine {
                            size_t nunits) override;
   // The GPU engine's pinned buffers: requests the CPU takes run on them just as well.
   IoBuffer io_buffer(size_t bytes) override { return gpu_->io_buffer(bytes); }
+  // The GPU's callers plus one on the CPU (whose requests run one at a time, each on all cores).
+  unsigned concurrency() const override { return gpu_->concurrency() + cpu_->concurrency(); }
 
   // Bytes each engine processed so far (tests, --verbose).
   uint64_t cpu_bytes() const;
   uint64_t gpu_bytes() const;
 
   static constexpr size_t kPieceBytes = size_t(8) << 20;  // synchronous calls are split into pieces of this size
+  static constexpr unsigned kProbeEvery = 32;
 
  private:
   enum Lane { kCpu = 0, kGpu = 1 };
@@ -51,8 +57,11 @@ class AutoEngine final : public XtsEngine {
     double rate = 0;        // bytes per second while busy; 0 = not measured yet
     double busy_until = 0;  // expected end of the requests given to it (seconds since t0_)
     int active = 0;
+    bool warmed = false;    // its first request finished (that one's time, with one-time set-up, is not counted)
     double busy_start = 0, busy_seconds = 0;
+    uint64_t rate_bytes = 0;      // bytes counted in the rate
     uint64_t bytes = 0, requests = 0;
+    unsigned passed_over = 0;     // requests the other engine got since this one got one
   };
   struct OpStats {
     LaneStats lane[2];
@@ -79,6 +88,7 @@ class AutoEngine final : public XtsEngine {
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
   mutable std::mutex mu_;
   std::map<Op, OpStats> stats_;
+  std::mutex cpu_run_mu_;  // the CPU engine's scheduled requests run one at a time (see concurrency())
 };
 
 }  // namespace warpvol

@@ -49,6 +49,10 @@ void stream_area(uint64_t length, const ChunkSource& source, XtsEngine* engine, 
   std::vector<int64_t> ready(nslots, -1);  // ordered: chunk held ready in the slot
   bool abort = false;
   std::exception_ptr error;
+  // Engine calls at once: reads go on in parallel, the engine gets as many callers as add throughput.
+  const unsigned engine_slots = engine ? std::max(1u, engine->concurrency()) : 1;
+  unsigned engine_busy = 0;
+  std::condition_variable engine_cv;
   auto fail = [&](std::exception_ptr e) {
     std::lock_guard<std::mutex> lk(mu);
     if (!error) error = e;
@@ -81,7 +85,26 @@ void stream_area(uint64_t length, const ChunkSource& source, XtsEngine* engine, 
         const size_t len = size_t(std::min<uint64_t>(chunk, length - pos));
         uint8_t* buf = bufs[opt.ordered ? size_t(k % nslots) : w].data();
         source(pos, buf, len);
-        if (engine) engine->process(*key, d, first_unit + pos / kDataUnitSize, buf, len / kDataUnitSize);
+        if (engine) {
+          {
+            std::unique_lock<std::mutex> lk(mu);
+            engine_cv.wait(lk, [&] { return engine_busy < engine_slots; });
+            ++engine_busy;
+          }
+          struct Release {
+            std::mutex& mu;
+            unsigned& busy;
+            std::condition_variable& cv;
+            ~Release() {
+              {
+                std::lock_guard<std::mutex> lk(mu);
+                --busy;
+              }
+              cv.notify_one();
+            }
+          } release{mu, engine_busy, engine_cv};
+          engine->process(*key, d, first_unit + pos / kDataUnitSize, buf, len / kDataUnitSize);
+        }
         if (opt.ordered) {
           std::lock_guard<std::mutex> lk(mu);
           ready[size_t(k % nslots)] = int64_t(k);
