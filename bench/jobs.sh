@@ -17,8 +17,8 @@
 # Environment: ENGINES (default "cpu gpu auto" when the binary has a usable GPU engine, else "cpu auto"),
 #   JOBS (default "export_null export_file create import reenc_checksum reenc_journal batch"), STREAMS (floors'
 #   stream counts, default "1 4 N" with N = min(cores, 16)), BATCH_N (8), BATCH_SIZE (1G), READERS (readers of one
-#   export, for its floor; default 1), ROUNDS (runs per figure, median; default 1), VERBOSE=1 (the engine choice of
-#   each auto run, from --verbose).
+#   export, for its floor; default as the export path: one per 4 cores, 2..8), ROUNDS (runs per figure, median;
+#   default 1), VERBOSE=1 (what auto did, from --verbose).
 # Output: a table on stdout; rows also in $RESULTS (TSV) when set.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,7 +31,10 @@ nmax=$(( ncores < 16 ? ncores : 16 ))
 streams=${STREAMS:-"1 4 $nmax"}
 batch_n=${BATCH_N:-8}
 batch_size_arg=${BATCH_SIZE:-1G}
-readers=${READERS:-1}
+# export's workers (core/job/stream.cpp: one per 4 cores, 2..8): its read floor is the one with as many streams
+w=$(( ncores / 4 )); w=$(( w < 2 ? 2 : (w > 8 ? 8 : w) ))
+readers=${READERS:-$w}
+case " $streams " in *" $readers "*) ;; *) streams="$streams $readers" ;; esac
 rounds=${ROUNDS:-1}
 jobs=${JOBS:-"export_null export_file create import reenc_checksum reenc_journal batch"}
 
