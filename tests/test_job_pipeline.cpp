@@ -105,7 +105,7 @@ TEST_CASE("job stream: export's read path equals the oracle, in order and positi
     }
 }
 
-TEST_CASE("job stream: a source error stops the job and is rethrown; no engine work outlives it", "[job]") {
+TEST_CASE("job stream: a source error stops the job and is rethrown, and no engine work outlives it", "[job]") {
   CpuEngine cpu;
   Area a(ChainId::Serpent, size_t(4) << 20);
   StreamOptions so;
@@ -122,7 +122,7 @@ TEST_CASE("job stream: a source error stops the job and is rethrown; no engine w
                     "read failed");
 }
 
-TEST_CASE("auto engine: both engines take one job's requests; every path equals the oracle", "[job][auto]") {
+TEST_CASE("auto engine: both engines take one job's requests, and every path equals the oracle", "[job][auto]") {
   wvtest::TempDir dir;
   // Two CPU engines stand in for the CPU and the GPU: the scheduler must give work to each (equal rates) and the
   // output must not depend on which engine did which piece.
