@@ -2,6 +2,7 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -28,6 +29,7 @@ struct CudaError : std::runtime_error {
 void check(cudaError_t e, const char* what);  // throws CudaError
 
 class GpuEngine;
+struct PinnedPool;  // gpu_engine.cpp
 
 class GpuKey final : public EngineKey {
  public:
@@ -67,6 +69,10 @@ class GpuEngine final : public XtsEngine {
   void process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) override;
   void reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
                  size_t nunits) override;
+  // Page-locked (cudaHostAlloc) buffers, kept in a pool between requests and jobs: the pipeline DMAs from them
+  // without a staging copy. Aligned heap memory after a CUDA error or when page-locking fails.
+  IoBuffer io_buffer(size_t bytes) override;
+  unsigned concurrency() const override { return unsigned(std::max(1, nslots_)); }
 
   GpuEngineStatus status() const;
   int device() const { return device_; }
@@ -136,6 +142,7 @@ class GpuEngine final : public XtsEngine {
   std::string error_;
   std::mutex cpu_mu_;
   std::unique_ptr<CpuEngine> cpu_;
+  std::shared_ptr<PinnedPool> pinned_pool_;  // shared with the buffers handed out (they may outlive the engine)
 };
 
 }  // namespace warpvol::gpu

@@ -37,7 +37,7 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
   // without a copy into the page cache. Measured here (ext4 on virtio, 1 GiB): buffered pwrite costs 0.35-2.9
   // CPU-seconds, direct 0.15 -- CPU that create's engine needs (docs/perf/measurements-2026-11-22.md).
   struct Slot {
-    AlignedBuffer buf;
+    IoBuffer buf;  // the engine's: pinned on the GPU engine (no staging copy), page-aligned either way
     std::future<void> fut;
     uint64_t pos = 0;
     size_t len = 0;
@@ -45,7 +45,7 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
   };
   std::vector<Slot> slots(nbuf);
   const size_t bufsize = size_t(std::min<uint64_t>(chunk, length));
-  for (auto& s : slots) s.buf = AlignedBuffer(bufsize);
+  for (auto& s : slots) s.buf = engine.io_buffer(bufsize);
 
   std::mutex mu;
   std::condition_variable cv;

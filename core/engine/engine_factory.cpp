@@ -8,6 +8,7 @@
 #include <fstream>
 #include <mutex>
 
+#include "core/engine/auto_engine.h"
 #include "core/engine/cpu_engine.h"
 #include "core/util/error.h"
 
@@ -33,64 +34,6 @@ size_t default_crossover(ChainId id) {
     if (c == CipherId::Twofish) return size_t(64) << 10;
   return size_t(256) << 10;
 }
-
-class AutoKey final : public EngineKey {
- public:
-  AutoKey(ChainId c, std::shared_ptr<const EngineKey> cpu, std::shared_ptr<const EngineKey> gpu)
-      : chain_(c), cpu_(std::move(cpu)), gpu_(std::move(gpu)) {}
-  ChainId chain() const override { return chain_; }
-  ChainId chain_;
-  std::shared_ptr<const EngineKey> cpu_, gpu_;
-};
-
-// Sends each request to the GPU when it is at least the chain's crossover size, else to the CPU.
-class AutoEngine final : public XtsEngine {
- public:
-  AutoEngine(std::shared_ptr<XtsEngine> cpu, std::shared_ptr<XtsEngine> gpu,
-             std::function<void(const std::string&)> verbose)
-      : cpu_(std::move(cpu)), gpu_(std::move(gpu)), crossover_(load_crossover()), verbose_(std::move(verbose)) {}
-  std::string name() const override { return "auto"; }
-  std::string detail() const override { return "cpu (" + cpu_->detail() + ") + gpu (" + gpu_->detail() + ")"; }
-  std::shared_ptr<const EngineKey> prepare(ChainId chain, const uint8_t* key_material) override {
-    return std::make_shared<AutoKey>(chain, cpu_->prepare(chain, key_material), gpu_->prepare(chain, key_material));
-  }
-  // The GPU engine has no legacy modes (64-bit-block ciphers, CBC chains): such keys stay on the CPU.
-  std::shared_ptr<const EngineKey> prepare_legacy(LegacySuite suite, const uint8_t* key, uint64_t base) override {
-    if (verbose_) verbose_("engine auto: " + suite.name() + " is a TrueCrypt legacy mode: it runs on the CPU engine");
-    return cpu_->prepare_legacy(suite, key, base);
-  }
-  void process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) override {
-    if (key.legacy()) return cpu_->process(key, d, unit0, data, nunits);
-    const auto& k = static_cast<const AutoKey&>(key);
-    if (use_gpu(k.chain(), nunits))
-      gpu_->process(*k.gpu_, d, unit0, data, nunits);
-    else
-      cpu_->process(*k.cpu_, d, unit0, data, nunits);
-  }
-  void reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data, size_t nunits) override {
-    if (from.legacy() || to.legacy()) {
-      const EngineKey& f = from.legacy() ? from : *static_cast<const AutoKey&>(from).cpu_;
-      const EngineKey& t = to.legacy() ? to : *static_cast<const AutoKey&>(to).cpu_;
-      return cpu_->reencrypt(f, t, unit0, data, nunits);
-    }
-    const auto& a = static_cast<const AutoKey&>(from);
-    const auto& b = static_cast<const AutoKey&>(to);
-    if (use_gpu(a.chain(), nunits) || use_gpu(b.chain(), nunits))
-      gpu_->reencrypt(*a.gpu_, *b.gpu_, unit0, data, nunits);
-    else
-      cpu_->reencrypt(*a.cpu_, *b.cpu_, unit0, data, nunits);
-  }
-
- private:
-  bool use_gpu(ChainId c, size_t nunits) const {
-    auto it = crossover_.find(c);
-    size_t limit = it == crossover_.end() ? default_crossover(c) : it->second;
-    return nunits * kDataUnitSize >= limit;
-  }
-  std::shared_ptr<XtsEngine> cpu_, gpu_;
-  std::map<ChainId, size_t> crossover_;
-  std::function<void(const std::string&)> verbose_;
-};
 
 }  // namespace
 
@@ -121,9 +64,11 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
     const std::string from = std::filesystem::exists(crossover_path(), ec)
                                  ? "measured, " + crossover_path()
                                  : "built-in defaults; `warpvol benchmark --calibrate` measures them";
-    opt.verbose("engine auto: " + gpu->detail() + " above the crossover size per chain (" + from + "), else the CPU");
+    opt.verbose("engine auto: requests from the crossover size per chain up (" + from + ") go to whichever of " +
+                gpu->detail() + " and the CPU is expected to finish them first, from the rates measured during the "
+                "job; smaller ones to the CPU");
   }
-  return std::make_shared<AutoEngine>(cpu, gpu, opt.verbose);
+  return std::make_shared<AutoEngine>(cpu, gpu, load_crossover(), opt.verbose);
 }
 
 std::string crossover_path() {

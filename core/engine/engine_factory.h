@@ -1,7 +1,8 @@
 // Chooses the engine for a data command: --engine cpu | gpu | auto. The GPU engine lives in gpu/ (CUDA) and is
 // registered by the programs that link it (register_gpu_engine_factory), so core never depends on CUDA.
-// auto sends a request to the GPU only when it is at least the crossover size for that chain (measured by
-// `warpvol benchmark --calibrate`, stored in $XDG_CACHE_HOME/warpvol/crossover.json; built-in defaults otherwise).
+// auto (engine/auto_engine.h) lets both engines take a job's requests: a request of at least the chain's crossover
+// size (measured by `warpvol benchmark --calibrate`, stored in $XDG_CACHE_HOME/warpvol/crossover.json; built-in
+// defaults otherwise) goes to the engine expected to finish it first, from the rates measured during the job.
 #pragma once
 #include <functional>
 #include <map>

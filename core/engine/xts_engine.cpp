@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/util/aligned_buffer.h"
 #include "core/util/error.h"
 
 namespace warpvol {
@@ -26,6 +27,13 @@ std::future<void> XtsEngine::submit(std::shared_ptr<const EngineKey> key, Direct
   return std::async(std::launch::async, [this, key = std::move(key), d, unit0, data, nunits] {
     process(*key, d, unit0, data, nunits);
   });
+}
+
+IoBuffer XtsEngine::io_buffer(size_t bytes) { return IoBuffer::aligned(bytes); }
+
+IoBuffer IoBuffer::aligned(size_t bytes) {
+  auto* b = new AlignedBuffer(bytes);
+  return IoBuffer(b->data(), b->size(), [b](uint8_t*, size_t) { delete b; }, false);
 }
 
 }  // namespace warpvol

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/crypto/chain.h"
+#include "core/engine/io_buffer.h"
 #include "core/crypto/legacy_mode.h"
 
 namespace warpvol {
@@ -44,6 +45,13 @@ class XtsEngine {
   // separate thread.
   virtual std::future<void> submit(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0,
                                    uint8_t* data, size_t nunits);
+  // A buffer of at least `bytes` for a job's data (io_buffer.h): the engine's pinned memory on the GPU engine,
+  // aligned heap memory otherwise (the default). Thread-safe.
+  virtual IoBuffer io_buffer(size_t bytes);
+  // How many callers of process()/reencrypt() at once still add throughput. The CPU engine spreads each call over
+  // all cores and runs a second concurrent call on its caller's thread alone, so a pipeline that keeps several
+  // chunks in flight gives it one at a time; the GPU engine overlaps one caller's copies with another's kernels.
+  virtual unsigned concurrency() const { return 1; }
 };
 
 constexpr size_t kChunkUnits = 512;  // 256 KiB, TrueCrypt's encryption primitive's chunk

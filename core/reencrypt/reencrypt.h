@@ -115,6 +115,7 @@ struct JobOptions {
   FileWrapper wrap_volume;
   FileWrapper wrap_journal;
   size_t max_write = 0;  // 0 = a hot zone in one write
+  unsigned writers = 0;  // threads writing a hot zone (disjoint ranges); 0 = one per 4 cores, 1..4, pieces >= 4 MiB
 };
 
 struct JobResult {

@@ -2,7 +2,7 @@
 # Runs the GPU engine's checks and benchmarks on the GPU machine (through the device tool), from binaries built
 # here and carried as build-gpu-run/bins.tar.xz (see gpu/NOTES.md). Usage: gpu/tools/h100_run.sh STEP...
 # Steps: info, topology, clock, capacity, tests, cputests (start in the background; `cpuwait` waits), sanitize, wvbench, calibrate, ablation,
-# bench, cpubench, scaling, kernels, roundtrip, sweep, variants, sass. Results go to $OUT (at most 8 files come back).
+# bench, cpubench, scaling, kernels, roundtrip, sweep, variants, sass, jobs. Results go to $OUT (at most 8 files come back).
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT" /tmp/wv
@@ -109,6 +109,11 @@ for step in "$@"; do
       for t in 8 16; do for c in 16 32 64; do
         echo "copy_threads=$t chunk=${c}MiB: $(WARPVOL_GPU_COPY_THREADS=$t WARPVOL_GPU_CHUNK_MB=$c GPU_BENCH_CHAINS=serpent,aes GPU_BENCH_NO_KERNEL=1 timeout 20 ./gpu_bench 0 1024 3 2>&1 | grep -E '^  (AES|Serpent) ' | tr -s ' ' | tr '\n' ';')"
       done; done 2>&1 | tee "$OUT/sweep.txt" ;;
+    jobs)  # whole jobs next to the storage floors of /dev/shm, every engine (bench/jobs.sh); JOBS_BUILDS: binaries'
+      # folders joined by ':' (before/after in one run), JOBS_SIZE (container), JOBS_CHAINS
+      RESULTS="$OUT/jobs.tsv" VERBOSE=1 STREAMS="1 4 16" timeout "${JOBS_TIMEOUT:-560}" bash "$ROOT/bench/jobs.sh" \
+        "${JOBS_BUILDS:-/tmp/wv}" /dev/shm "${JOBS_SIZE:-8G}" \
+        "${JOBS_CHAINS:-aes serpent twofish aes-twofish-serpent kuznyechik-serpent-camellia}" 2>&1 | tee "$OUT/jobs.txt" ;;
     sass)
       cuobjdump -sass ./gpu_bench 2>/dev/null | xz -3 > "$OUT/sass.txt.xz"; ls -la "$OUT/sass.txt.xz" ;;
   esac

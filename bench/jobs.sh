@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# Whole jobs next to the storage floors they are bound by, in one run: the folder's floors (dd, 8 MiB blocks: read
+# one file, write a new file, copy into a new file, rewrite one file in place, each with 1..N streams on disjoint
+# ranges; and N files written / rewritten at once), then every job -- export to stdout (redirected to /dev/null),
+# export to a new file, create (full fill), import, reencrypt in place with checksum and with journal resilience, and
+# a batch reencrypt of BATCH_N containers with --jobs BATCH_N -- with each engine, with the ratio to its floor and the
+# CPU-seconds (user + sys) per GB. GB/s = data bytes / wall time of the whole command / 1e9 (PIM 1, --hash and
+# --encryption given: the KDF costs milliseconds). Re-encryption keeps the chain (fresh master keys): it decrypts and
+# encrypts with the same chain.
+#
+# Usage: bench/jobs.sh [BUILD] [DIR] [SIZE] [CHAINS]
+#   BUILD   folder with the warpvol binary (default build/); several joined by ':' run every job with each binary in
+#           turn (alternating, so a drifting machine hits all alike): before/after comparisons in one run
+#   DIR     folder for the containers (default /dev/shm)
+#   SIZE    container size (default 1G; the GPU machine's goals use 8G)
+#   CHAINS  space-separated chains (default "aes serpent twofish aes-twofish-serpent kuznyechik-serpent-camellia")
+# Environment: ENGINES (default "cpu gpu auto" when the binary has a usable GPU engine, else "cpu auto"),
+#   JOBS (default "export_null export_file create import reenc_checksum reenc_journal batch"), STREAMS (floors'
+#   stream counts, default "1 4 N" with N = min(cores, 16)), BATCH_N (8), BATCH_SIZE (1G), READERS (readers of one
+#   export, for its floor; default as the export path: one per 4 cores, 2..8), ROUNDS (runs per figure, median;
+#   default 1), VERBOSE=1 (what auto did, from --verbose).
+# Output: a table on stdout; rows also in $RESULTS (TSV) when set.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+IFS=: read -ra builds <<< "${1:-$root/build}"
+base=${2:-/dev/shm}
+size_arg=${3:-1G}
+chains=${4:-"aes serpent twofish aes-twofish-serpent kuznyechik-serpent-camellia"}
+ncores=$(nproc)
+nmax=$(( ncores < 16 ? ncores : 16 ))
+streams=${STREAMS:-"1 4 $nmax"}
+batch_n=${BATCH_N:-8}
+batch_size_arg=${BATCH_SIZE:-1G}
+# export's workers (core/job/stream.cpp: one per 4 cores, 2..8): its read floor is the one with as many streams
+w=$(( ncores / 4 )); w=$(( w < 2 ? 2 : (w > 8 ? 8 : w) ))
+readers=${READERS:-$w}
+case " $streams " in *" $readers "*) ;; *) streams="$streams $readers" ;; esac
+rounds=${ROUNDS:-1}
+jobs=${JOBS:-"export_null export_file create import reenc_checksum reenc_journal batch"}
+
+to_bytes() {
+  local s=$1 n=${1%[KMGTkmgt]}
+  case $s in
+    *[Kk]) echo $((n << 10)) ;; *[Mm]) echo $((n << 20)) ;; *[Gg]) echo $((n << 30)) ;; *[Tt]) echo $((n << 40)) ;;
+    *) echo "$n" ;;
+  esac
+}
+size=$(to_bytes "$size_arg")
+data=$((size - 262144))  # data area = container size - 256 KiB of headers (normal volume)
+bsize=$(to_bytes "$batch_size_arg")
+bdata=$((bsize - 262144))
+blocks=$((size >> 23))   # 8 MiB blocks
+bblocks=$((bsize >> 23))
+
+dir=$(mktemp -d "$base/warpvol-jobs.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+err="$dir/err"
+results=${RESULTS:-$dir/results.tsv}
+: > "$results"
+calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+
+echo "machine: $ncores cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo); load $(cut -d' ' -f1-3 /proc/loadavg)"
+command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
+echo "folder: $dir ($(df -T "$dir" | awk 'NR==2 {print $2}')); container $size_arg (data $data bytes); batch $batch_n x $batch_size_arg"
+for b in "${builds[@]}"; do echo "build: $b ($(cd "$b" 2>/dev/null && git -C "$root" log -1 --format=%h 2>/dev/null))"; done
+
+# ---- test data: a random image of the data area's size (1 GiB of urandom, repeated) ----
+head -c $((1 << 30)) /dev/urandom > "$dir/rand1g"
+: > "$dir/img"
+left=$data
+while [ "$left" -gt 0 ]; do
+  n=$(( left < (1 << 30) ? left : (1 << 30) ))
+  head -c "$n" "$dir/rand1g" >> "$dir/img"
+  left=$((left - n))
+done
+rm -f "$dir/rand1g"
+
+# ---- floors ----
+declare -A floor
+# floor_run NAME BYTES COMMAND...: wall time of COMMAND (which runs its streams in the background and waits).
+floor_run() {
+  local name=$1 bytes=$2 t0 t1 v=()
+  shift 2
+  for r in $(seq "$rounds"); do
+    sync; t0=$EPOCHREALTIME; "$@"; t1=$EPOCHREALTIME
+    v+=("$(calc "$bytes / ($t1 - $t0) / 1e9")")
+  done
+  floor[$name]=$(median "${v[@]}")
+  printf '  %-34s %7s GB/s\n' "$name" "${floor[$name]}"
+}
+# N streams over one file, each on its own range of blocks. MODE: read | write | copy | rewrite
+streams_one_file() {
+  local mode=$1 n=$2 per=$(( (blocks + $2 - 1) / $2 )) k
+  for ((k = 0; k < n; k++)); do
+    case $mode in
+      read) dd if="$dir/img" of=/dev/null bs=8M skip=$((k * per)) count=$per status=none & ;;
+      write) dd if=/dev/zero of="$dir/new" bs=8M seek=$((k * per)) count=$per conv=notrunc,fsync status=none & ;;
+      copy) dd if="$dir/img" of="$dir/new" bs=8M skip=$((k * per)) seek=$((k * per)) count=$per conv=notrunc,fsync status=none & ;;
+      rewrite) dd if="$dir/img" of="$dir/img" bs=8M skip=$((k * per)) seek=$((k * per)) count=$per conv=notrunc,fsync status=none & ;;
+    esac
+  done
+  wait
+}
+files_at_once() {  # MODE (write | rewrite) N: N files of BATCH_SIZE at once
+  local mode=$1 n=$2 k
+  for ((k = 0; k < n; k++)); do
+    case $mode in
+      write) dd if=/dev/zero of="$dir/f$k" bs=8M count=$bblocks conv=fsync status=none & ;;
+      rewrite) dd if="$dir/f$k" of="$dir/f$k" bs=8M count=$bblocks conv=notrunc,fsync status=none & ;;
+    esac
+  done
+  wait
+}
+echo "floors (dd, 8 MiB blocks; N streams each on its own range):"
+for n in $streams; do
+  floor_run "read one file x$n" "$data" streams_one_file read "$n"
+  rm -f "$dir/new"; floor_run "write a new file x$n" "$size" streams_one_file write "$n"
+  rm -f "$dir/new"; floor_run "copy into a new file x$n" "$data" streams_one_file copy "$n"
+  rm -f "$dir/new"; floor_run "rewrite one file in place x$n" "$data" streams_one_file rewrite "$n"
+done
+rm -f "$dir/new"
+floor_run "$batch_n files written at once" $((batch_n * bsize)) files_at_once write "$batch_n"
+floor_run "$batch_n files rewritten in place" $((batch_n * bsize)) files_at_once rewrite "$batch_n"
+for ((k = 0; k < batch_n; k++)); do rm -f "$dir/f$k"; done
+
+# ---- jobs ----
+gpu_usable() { "$1/warpvol" benchmark --engine gpu --xts-only --size 1M --min-time 0.01 --encryption aes > /dev/null 2>&1; }
+# wv BIN ARGS...: warpvol with the bench's credentials on stdin
+wv() { local bin=$1; shift; printf 'pw\n' | "$bin/warpvol" "$@" --password-stdin --pim 1 -q; }
+# timed LABEL BYTES COMMAND...: prints "wall user sys" of the command (stdout to /dev/null, stderr to $err)
+timed() {
+  local TIMEFORMAT='%R %U %S' t
+  { time "$@" > /dev/null 2> "$err"; } 2> "$dir/time" || { echo "FAILED: $*" >&2; sed 's/^/  /' "$err" >&2; }
+  cat "$dir/time"
+}
+# row JOB CHAIN ENGINE BUILD BYTES FLOOR_NAME COMMAND...
+row() {
+  local job=$1 chain=$2 engine=$3 b=$4 bytes=$5 fname=$6 wall user sys gbs=() cpus=() r note=""
+  shift 6
+  for r in $(seq "$rounds"); do
+    read -r wall user sys < <(timed "$@")
+    gbs+=("$(calc "$bytes / $wall / 1e9")")
+    cpus+=("$(calc "($user + $sys) / ($bytes / 1e9)")")
+  done
+  local g c f
+  g=$(median "${gbs[@]}"); c=$(median "${cpus[@]}"); f=${floor[$fname]}
+  if [ -n "${VERBOSE:-}" ] && [ "$engine" = auto ]; then note=$(grep -m2 'engine auto,' "$err" | sed 's/ (each request.*//' | tr '\n' ' '); fi
+  printf '%-15s %-28s %-5s %-10s %7s GB/s  %5s of %-32s %6s CPU-s/GB %s\n' "$job" "$chain" "$engine" "$(basename "$(dirname "$b/x")")" \
+    "$g" "$(calc "100 * $g / $f")%" "$fname ($f)" "$c" "$note"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$chain" "$engine" "$b" "$g" "$f" "$fname" "$c" >> "$results"
+}
+vflag=(); [ -n "${VERBOSE:-}" ] && vflag=(--verbose)
+
+echo
+echo "jobs (GB/s of data, % of the floor it is bound by, CPU-seconds user+sys per GB):"
+for chain in $chains; do
+  first=${builds[0]}
+  wv "$first" create "$dir/v.hc" --size "$size_arg" --encryption "$chain" --hash sha512 --quick --force > /dev/null 2>&1
+  have_batch=
+  for job in $jobs; do
+    for b in "${builds[@]}"; do
+      engines=${ENGINES:-}
+      if [ -z "$engines" ]; then if gpu_usable "$b"; then engines="cpu gpu auto"; else engines="cpu auto"; fi; fi
+      for e in $engines; do
+        o=(--engine "$e" "${vflag[@]}")
+        case $job in
+          export_null)
+            row "$job" "$chain" "$e" "$b" "$data" "read one file x$readers" \
+              bash -c 'printf "pw\n" | "$0/warpvol" export "$1" - --password-stdin --pim 1 -q --hash sha512 --encryption "$2" "${@:3}" > /dev/null' \
+              "$b" "$dir/v.hc" "$chain" "${o[@]}" ;;
+          export_file)
+            rm -f "$dir/out.raw"
+            row "$job" "$chain" "$e" "$b" "$data" "copy into a new file x1" \
+              wv "$b" export "$dir/v.hc" "$dir/out.raw" --hash sha512 --encryption "$chain" "${o[@]}"
+            rm -f "$dir/out.raw" ;;
+          create)
+            row "$job" "$chain" "$e" "$b" "$data" "write a new file x1" \
+              wv "$b" create "$dir/c.hc" --size "$size_arg" --encryption "$chain" --hash sha512 --force "${o[@]}"
+            rm -f "$dir/c.hc" ;;
+          import)
+            row "$job" "$chain" "$e" "$b" "$data" "copy into a new file x1" \
+              wv "$b" import "$dir/img" "$dir/c.hc" --encryption "$chain" --hash sha512 --force "${o[@]}"
+            rm -f "$dir/c.hc" ;;
+          reenc_checksum|reenc_journal)
+            row "$job" "$chain" "$e" "$b" "$data" "rewrite one file in place x1" \
+              wv "$b" reencrypt "$dir/v.hc" --hash sha512 --encryption "$chain" --no-hidden-volume \
+                --resilience "${job#reenc_}" "${o[@]}" ;;
+          batch)
+            if [ -z "$have_batch" ]; then
+              for ((k = 0; k < batch_n; k++)); do
+                wv "$first" create "$dir/b$k.hc" --size "$batch_size_arg" --encryption "$chain" --hash sha512 --quick --force > /dev/null 2>&1
+              done
+              have_batch=1
+            fi
+            bl=(); for ((k = 0; k < batch_n; k++)); do bl+=("$dir/b$k.hc"); done
+            row "$job" "$chain" "$e" "$b" $((batch_n * bdata)) "$batch_n files rewritten in place" \
+              wv "$b" reencrypt "${bl[@]}" --hash sha512 --encryption "$chain" --no-hidden-volume --jobs "$batch_n" "${o[@]}" ;;
+        esac
+      done
+    done
+  done
+  rm -f "$dir"/b*.hc
+done
+
+# auto against the better of cpu and gpu, per job, chain and build
+echo
+echo "auto / best of (cpu, gpu):"
+awk -F'\t' '{ k = $1 " " $2 " " $4; v[k, $3] = $5; keys[k] = 1 }
+  END { for (k in keys) if ((k, "auto") in v && (k, "gpu") in v) {
+          best = v[k, "cpu"] > v[k, "gpu"] ? v[k, "cpu"] : v[k, "gpu"];
+          printf "  %-60s auto %6.2f, best %6.2f: %5.1f%%%s\n", k, v[k, "auto"], best, 100 * v[k, "auto"] / best,
+                 (v[k, "auto"] < 0.95 * best) ? "  (more than 5% below)" : "" } }' "$results" | sort

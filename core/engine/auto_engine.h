@@ -1,0 +1,97 @@
+// --engine auto: the CPU and the GPU engine take a job's requests from one stream of work. A request of at least
+// the chain's crossover size goes to the engine expected to finish it first: the end of that engine's queue (the
+// requests already given to it, at its measured rate) plus this request at that rate. Rates are measured while
+// the job runs (bytes done per second during which the engine had work), per operation (chain and direction, or
+// the pair of chains of a re-encryption); before the first measurement both count as equally fast, so the first
+// requests go to each and the rates are known after a few. A slower engine then gets a request only when it would
+// still finish it before the faster one's queue drains: with a job's 4-8 requests in flight, the CPU takes part
+// only where it reaches a good fraction of the GPU's rate, and a job gets the sum of both where they are close.
+// Each engine's first request is not counted in its rate (one-time set-up: the GPU loads its kernels), and an
+// engine passed over for kProbeEvery requests gets the next one, so that a rate measured once too low is
+// measured again.
+// Requests below the crossover stay on the CPU: there the latency of a PCIe round trip decides (mounts).
+// Synchronous calls larger than a piece are split into pieces scheduled the same way and run at once.
+#pragma once
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+#include "core/engine/xts_engine.h"
+
+namespace warpvol {
+
+class AutoEngine final : public XtsEngine {
+ public:
+  // crossover: bytes per chain from which a request may go to the GPU (SIZE_MAX: never). summary, when set, gets
+  // one line per operation when the engine is destroyed: what each engine did and at what rate (--verbose).
+  AutoEngine(std::shared_ptr<XtsEngine> cpu, std::shared_ptr<XtsEngine> gpu, std::map<ChainId, size_t> crossover,
+             std::function<void(const std::string&)> summary = {});
+  // (summary also gets the one line that says a legacy key stays on the CPU.)
+  ~AutoEngine() override;
+  std::string name() const override { return "auto"; }
+  std::string detail() const override;
+  std::shared_ptr<const EngineKey> prepare(ChainId chain, const uint8_t* key_material) override;
+  // The GPU engine has no legacy modes (64-bit-block ciphers, CBC chains): such keys stay on the CPU.
+  std::shared_ptr<const EngineKey> prepare_legacy(LegacySuite suite, const uint8_t* key, uint64_t base) override;
+  void process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) override;
+  void reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data, size_t nunits) override;
+  std::future<void> submit(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0, uint8_t* data,
+                           size_t nunits) override;
+  // The GPU engine's pinned buffers: requests the CPU takes run on them just as well.
+  IoBuffer io_buffer(size_t bytes) override { return gpu_->io_buffer(bytes); }
+  // The GPU's callers plus one on the CPU (whose requests run one at a time, each on all cores).
+  unsigned concurrency() const override { return gpu_->concurrency() + cpu_->concurrency(); }
+
+  // Bytes each engine processed so far (tests, --verbose).
+  uint64_t cpu_bytes() const;
+  uint64_t gpu_bytes() const;
+
+  static constexpr size_t kPieceBytes = size_t(8) << 20;  // synchronous calls are split into pieces of this size
+  static constexpr unsigned kProbeEvery = 32;
+
+ private:
+  enum Lane { kCpu = 0, kGpu = 1 };
+  using Op = std::tuple<int, int, int>;  // chain a, chain b (re-encryption) or -1, direction
+  struct LaneStats {
+    double rate = 0;        // bytes per second while busy; 0 = not measured yet
+    double busy_until = 0;  // expected end of the requests given to it (seconds since t0_)
+    int active = 0;
+    bool warmed = false;    // its first request finished (that one's time, with one-time set-up, is not counted)
+    double busy_start = 0, busy_seconds = 0;
+    uint64_t rate_bytes = 0;      // bytes counted in the rate
+    uint64_t bytes = 0, requests = 0;
+    unsigned passed_over = 0;     // requests the other engine got since this one got one
+  };
+  struct OpStats {
+    LaneStats lane[2];
+  };
+  struct Piece {
+    const EngineKey* a;  // an AutoKey
+    const EngineKey* b;  // re-encryption target, or null
+    Direction d;
+    uint64_t unit0;
+    uint8_t* data;
+    size_t nunits;
+  };
+  bool large(ChainId c, size_t nunits) const;
+  double now() const;
+  Lane pick(const Op& op, size_t bytes);
+  void finished(const Op& op, Lane lane, size_t bytes);
+  void run_on(Lane lane, const Piece& p);
+  void run_scheduled(const Op& op, const Piece& p);  // one piece on the engine pick() chooses
+  void run_split(const Op& op, const Piece& p);      // a synchronous call: pieces at once, scheduled
+
+  std::shared_ptr<XtsEngine> cpu_, gpu_;
+  std::map<ChainId, size_t> crossover_;
+  std::function<void(const std::string&)> summary_;
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+  mutable std::mutex mu_;
+  std::map<Op, OpStats> stats_;
+  std::mutex cpu_run_mu_;  // the CPU engine's scheduled requests run one at a time (see concurrency())
+};
+
+}  // namespace warpvol
