@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/argv_scrub.h"
 #include "cli/command.h"
 #include "cli/credentials.h"
 #include "cli/exit_codes.h"
@@ -140,7 +141,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 int run_main(int argc, char** argv) {
   install_signal_handlers();
   std::vector<std::string> args(argv + 1, argv + argc);
-  scrub_password_from_argv(argc, argv);
+  wipe_secret_options(argc, argv);
   int code = run(args, std::cout, std::cerr);
   for (auto& a : args) std::fill(a.begin(), a.end(), '\0');
   std::cout.flush();

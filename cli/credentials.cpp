@@ -183,16 +183,4 @@ OpenOptions open_options_from(const po::variables_map& vm, const std::string& vo
   return opt;
 }
 
-void scrub_password_from_argv(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--") == 0) break;
-    if (std::strcmp(argv[i], "--password") == 0 && i + 1 < argc) {
-      secure_wipe(argv[i + 1], std::strlen(argv[i + 1]));
-      ++i;
-    } else if (std::strncmp(argv[i], "--password=", 11) == 0) {
-      secure_wipe(argv[i] + 11, std::strlen(argv[i] + 11));
-    }
-  }
-}
-
 }  // namespace warpvol::cli

@@ -27,8 +27,4 @@ OpenOptions open_options_from(const po::variables_map& vm, const std::string& vo
 // line is a Usage error. EOF ends the line. `what` names the source in messages ("stdin", "fd 3").
 LockedBytes read_password_line(int fd, size_t max_len, const std::string& what, const Context& ctx);
 
-// Overwrites the value of --password in the process's argv so it does not stay visible in ps (best effort: it
-// was visible until now, hence the option is documented as unsafe).
-void scrub_password_from_argv(int argc, char** argv);
-
 }  // namespace warpvol::cli

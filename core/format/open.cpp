@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/kdf/kdf_stop.h"
 #include "core/kdf/keyfiles.h"
 #include "core/reencrypt/marker.h"
 #include "core/util/bytes.h"
@@ -196,7 +197,7 @@ class Search {
       try {
         for (;;) {
           const size_t i = next.fetch_add(1);
-          if (i >= tasks.size() || done.load()) return;
+          if (i >= tasks.size() || done.load() || kdf_stop_requested()) return;
           Task& t = tasks[i];
           Candidate& c = *t.cand;
           if (t.block == 0) {
@@ -238,6 +239,8 @@ class Search {
     for (unsigned k = 1; k < n; ++k) threads.emplace_back(worker);
     worker();
     for (auto& th : threads) th.join();
+    // SIGINT/SIGTERM or the GUI's Cancel (kdf_stop.h) abandoned the derivations: no answer either way.
+    if (!have && kdf_stop_requested()) throw Error(ErrorKind::Interrupted, "interrupted");
     if (!have && have_backup && !error) {
       have = true;
       found = backup_match;

@@ -366,7 +366,8 @@ bool pbkdf2_blocks_cancellable(PrfId prf, const uint8_t* pw, size_t pw_len, cons
 
 void pbkdf2_block(PrfId prf, const uint8_t* pw, size_t pw_len, const uint8_t* salt, size_t salt_len,
                   uint32_t iterations, uint32_t block_index, uint8_t* out) {
-  pbkdf2_block_cancellable(prf, pw, pw_len, salt, salt_len, iterations, block_index, out, nullptr);
+  if (!pbkdf2_block_cancellable(prf, pw, pw_len, salt, salt_len, iterations, block_index, out, nullptr))
+    throw Error(ErrorKind::Interrupted, "interrupted");
 }
 
 void pbkdf2(PrfId prf, const uint8_t* pw, size_t pw_len, const uint8_t* salt, size_t salt_len, uint32_t iterations,

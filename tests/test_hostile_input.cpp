@@ -1,0 +1,168 @@
+// Hostile and careless input to the real warpvol binary: signals during the key search, secrets in argv, FIFOs,
+// block-device outputs, containers in use, headers whose fields contradict the layout, core-dump and memory-lock
+// protection of secrets, and password/PIM values that VeraCrypt could not use.
+//
+// A wrong password with a huge PIM (--pim 100000: 100 million PBKDF2 iterations per block) keeps a process in
+// its key search for minutes, which gives the tests a running process to signal or inspect.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "tests/cli_run.h"
+#include "tests/test_support.h"
+
+namespace fs = std::filesystem;
+using wvtest::proc::ProcOptions;
+using wvtest::proc::ProcResult;
+using wvtest::proc::run_warpvol;
+
+namespace {
+
+constexpr const char* kHugePim = "100000";
+
+void write_random(const std::string& path, size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<char> b(n);
+  for (auto& c : b) c = char(rng());
+  std::ofstream(path, std::ios::binary).write(b.data(), std::streamsize(n));
+}
+
+// A child process running warpvol with args; stdin/stdout/stderr to /dev/null. Killed (SIGKILL) if still alive
+// at destruction.
+class Child {
+ public:
+  explicit Child(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{wvtest::proc::warpvol_binary()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> c;
+    for (auto& a : argv) c.push_back(const_cast<char*>(a.c_str()));
+    c.push_back(nullptr);
+    pid_ = ::fork();
+    REQUIRE(pid_ >= 0);
+    if (pid_ == 0) {
+      int null = ::open("/dev/null", O_RDWR);
+      ::dup2(null, 0);
+      ::dup2(null, 1);
+      ::dup2(null, 2);
+      ::execv(c[0], c.data());
+      ::_exit(127);
+    }
+  }
+  ~Child() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      wait();
+    }
+  }
+  pid_t pid() const { return pid_; }
+  int wait() {
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  std::string cmdline() const { return wvtest::read_text("/proc/" + std::to_string(pid_) + "/cmdline"); }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+}  // namespace
+
+TEST_CASE("hostile: SIGINT/SIGTERM stop the key search within a fraction of a second (exit 6)", "[hostile][signal]") {
+  wvtest::TempDir d;
+  const std::string vol = d.file("random.bin"), out = d.file("out.raw"), backup = d.file("hdr.bin");
+  write_random(vol, 1 << 20, 1);
+  const std::vector<std::string> wrong{"--password", "wrong", "--pim", kHugePim, "--non-interactive"};
+  struct Case {
+    std::string name;
+    std::vector<std::string> args;
+  };
+  auto with_wrong = [&](std::vector<std::string> a) {
+    a.insert(a.end(), wrong.begin(), wrong.end());
+    return a;
+  };
+  const std::vector<Case> cases = {
+      {"info", with_wrong({"info", vol})},
+      {"export", with_wrong({"export", vol, out})},
+      {"mount", with_wrong({"mount", vol, "--filesystem", "none"})},
+      {"change", with_wrong({"change", vol, "--new-password", "new"})},
+      {"reencrypt", with_wrong({"reencrypt", vol, "--no-hidden-volume", "--new-password", "new"})},
+      {"backup-headers", with_wrong({"backup-headers", vol, backup})},
+      {"restore-headers", with_wrong({"restore-headers", vol, "--from-embedded-backup"})},
+      // create derives the NEW header's key with the huge PIM.
+      {"create", {"create", d.file("new.hc"), "--size", "1M", "--quick", "--password", "pw", "--pim", kHugePim,
+                  "--non-interactive"}},
+  };
+  for (int sig : {SIGINT, SIGTERM}) {
+    for (const auto& c : cases) {
+      if (sig == SIGTERM && c.name != "info" && c.name != "create") continue;  // one signal per command is enough
+      DYNAMIC_SECTION(c.name << " signal " << sig) {
+        ProcOptions o;
+        o.signal_after_ms = 1000;
+        o.signal = sig;
+        const auto t0 = std::chrono::steady_clock::now();
+        ProcResult r = run_warpvol(c.args, o);
+        const auto ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+        INFO(c.name << ": " << r.err);
+        CHECK(r.code == 6);
+        CHECK(r.err.find("interrupted") != std::string::npos);
+        // 1000 ms until the signal; the search polls every few ms (the margin is for a loaded machine).
+        CHECK(ms < 1700);
+        CHECK_FALSE(fs::exists(out));
+        CHECK_FALSE(fs::exists(backup));
+        CHECK_FALSE(fs::exists(d.file("new.hc")));
+      }
+    }
+  }
+}
+
+TEST_CASE("hostile: every secret option is wiped from /proc/PID/cmdline", "[hostile][argv]") {
+  wvtest::TempDir d;
+  const std::string vol = d.file("random.bin");
+  write_random(vol, 1 << 20, 2);
+  struct Case {
+    std::vector<std::string> args;
+    std::vector<std::string> secrets;
+  };
+  // Each process stays in its key search (wrong password, huge PIM) while its cmdline is read.
+  const std::vector<Case> cases = {
+      {{"change", vol, "--password", "SECRET-A1", "--pim", kHugePim, "--new-password=SECRET-B2", "--non-interactive"},
+       {"SECRET-A1", "SECRET-B2"}},
+      {{"change", vol, "--password=SECRET-C3", "--pim", kHugePim, "--new-password", "SECRET-D4", "--non-interactive"},
+       {"SECRET-C3", "SECRET-D4"}},
+      {{"backup-headers", vol, d.file("b.hdr"), "--password", "SECRET-E5", "--pim", kHugePim, "--hidden-password",
+        "SECRET-F6", "--non-interactive"},
+       {"SECRET-E5", "SECRET-F6"}},
+      {{"backup-headers", vol, d.file("b.hdr"), "--password", "x", "--pim", kHugePim, "--hidden-password=SECRET-G7",
+        "--non-interactive"},
+       {"SECRET-G7"}},
+      {{"create", vol, "--type", "hidden", "--size", "64K", "--password", "SECRET-H8", "--outer-password",
+        "SECRET-I9", "--outer-pim", kHugePim, "--non-interactive"},
+       {"SECRET-H8", "SECRET-I9"}},
+      {{"create", vol, "--type", "hidden", "--size", "64K", "--password=SECRET-J0", "--outer-password=SECRET-K1",
+        "--outer-pim", kHugePim, "--non-interactive"},
+       {"SECRET-J0", "SECRET-K1"}},
+  };
+  for (const auto& c : cases) {
+    Child child(c.args);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const std::string cl = child.cmdline();
+    INFO(c.args[0] << ": " << cl);
+    REQUIRE(cl.find(c.args[0]) != std::string::npos);  // still running, and the cmdline is readable
+    for (const auto& s : c.secrets) CHECK(cl.find(s) == std::string::npos);
+    ::kill(child.pid(), SIGTERM);
+    CHECK(child.wait() == 6);
+  }
+}
