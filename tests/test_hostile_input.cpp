@@ -166,3 +166,30 @@ TEST_CASE("hostile: every secret option is wiped from /proc/PID/cmdline", "[host
     CHECK(child.wait() == 6);
   }
 }
+
+TEST_CASE("hostile: a FIFO as volume or keyfile is refused at once (exit 3), never opened blocking", "[hostile][fifo]") {
+  wvtest::TempDir d;
+  const std::string fifo = d.file("fifo"), vol = d.file("random.bin");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  write_random(vol, 1 << 20, 3);
+  const std::vector<std::vector<std::string>> cases = {
+      {"info", fifo, "--password", "x", "--non-interactive"},
+      {"export", fifo, d.file("out.raw"), "--password", "x", "--non-interactive"},
+      {"change", fifo, "--password", "x", "--new-password", "y", "--non-interactive"},
+      {"mount", fifo, "--filesystem", "none", "--password", "x", "--non-interactive"},
+      {"info", vol, "-k", fifo, "--password", "x", "--non-interactive"},
+      {"export", vol, d.file("out.raw"), "--keyfile", fifo, "--non-interactive"},
+      {"create", d.file("new.hc"), "--size", "1M", "--quick", "--password", "x", "-k", fifo, "--non-interactive"},
+  };
+  for (const auto& args : cases) {
+    ProcOptions o;
+    o.signal_after_ms = 5000;  // a process blocked in open() is killed (and fails the test)
+    o.signal = SIGKILL;
+    ProcResult r = run_warpvol(args, o);
+    INFO(args[0] << " " << args[1] << ": " << r.err);
+    CHECK(r.code == 3);
+    CHECK(r.err.find("not a regular file or block device") != std::string::npos);
+    CHECK_FALSE(fs::exists(d.file("out.raw")));
+    CHECK_FALSE(fs::exists(d.file("new.hc")));
+  }
+}
