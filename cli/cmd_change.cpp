@@ -10,6 +10,7 @@
 #include "cli/command.h"
 #include "cli/credentials.h"
 #include "cli/new_credentials.h"
+#include "cli/password_policy.h"
 #include "cli/volume_info.h"
 #include "core/create/change.h"
 #include "core/util/error.h"
@@ -74,6 +75,7 @@ class ChangeCommand final : public Command {
     } else {
       nc.password = prompt_new_password(ctx, "Enter the NEW password for " + path, true, kMaxPasswordBytes, "new-");
     }
+    check_new_password(nc.password, "the new password");
     if (vm.count("new-keyfile")) nc.keyfiles = vm["new-keyfile"].as<std::vector<std::string>>();
     else if (!vm.count("no-keyfiles")) nc.keyfiles = o.open.credentials.keyfiles;
     nc.pim = vm.count("new-pim") ? vm["new-pim"].as<int>() : o.open.credentials.pim;

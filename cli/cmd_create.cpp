@@ -18,6 +18,7 @@
 #include "cli/command.h"
 #include "cli/credentials.h"
 #include "cli/new_credentials.h"
+#include "cli/password_policy.h"
 #include "cli/progress.h"
 #include "core/create/create.h"
 #include "core/mount/mounter.h"
@@ -201,6 +202,7 @@ class CreateCommand final : public Command {
         vm, "", ctx, std::string("Enter the new ") + (o.type == CreateType::Hidden ? "hidden " : "") +
                          "volume's password",
         true, non_interactive);
+    check_new_password(o.credentials.password, "the new volume's password");
     o.pim = o.credentials.pim;
     if (o.credentials.password.size() < 20 && o.credentials.keyfiles.empty())
       ctx.message("warning: passwords shorter than 20 characters are easy to guess (VeraCrypt warns too)");

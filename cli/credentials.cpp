@@ -127,6 +127,9 @@ OpenOptions open_options_from(const po::variables_map& vm, const std::string& vo
     if (pim < 0 || pim > kMaxPim)
       throw Error(ErrorKind::Usage, "PIM must be between 0 and " + std::to_string(kMaxPim));
     if (truecrypt && pim > 0) throw Error(ErrorKind::Usage, "TrueCrypt volumes have no PIM (drop --pim)");
+    if (opt.system && pim > kMaxSystemPim)
+      throw Error(ErrorKind::Usage, "with --system the PIM must be between 0 and " + std::to_string(kMaxSystemPim) +
+                                        " (VeraCrypt's pre-boot limit)");
     opt.credentials.pim = pim;
   }
   if (vm.count("keyfile")) opt.credentials.keyfiles = vm["keyfile"].as<std::vector<std::string>>();

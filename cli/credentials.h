@@ -15,6 +15,7 @@ namespace warpvol::cli {
 constexpr size_t kMaxPasswordBytes = 128;           // VeraCrypt
 constexpr size_t kMaxTrueCryptPasswordBytes = 64;   // TrueCrypt 7.1a
 constexpr int kMaxPim = 2147468;                    // VeraCrypt MAX_PIM_VALUE (non-system)
+constexpr int kMaxSystemPim = 65535;                // VeraCrypt's pre-boot PIM field holds at most this
 
 void add_credential_options(po::options_description& desc);
 

@@ -17,7 +17,9 @@
 #include <random>
 #include <thread>
 
+#include "core/create/create.h"
 #include "tests/cli_run.h"
+#include "tests/test_create_support.h"
 #include "tests/test_support.h"
 
 namespace fs = std::filesystem;
@@ -192,4 +194,73 @@ TEST_CASE("hostile: a FIFO as volume or keyfile is refused at once (exit 3), nev
     CHECK_FALSE(fs::exists(d.file("out.raw")));
     CHECK_FALSE(fs::exists(d.file("new.hc")));
   }
+}
+
+TEST_CASE("hostile: --system --pim above 65535 is a usage error; iteration counts never wrap", "[hostile][pim]") {
+  wvtest::TempDir d;
+  const std::string vol = d.file("random.bin");
+  write_random(vol, 1 << 20, 4);
+  for (const char* pim : {"65536", "2097152", "2147468"}) {
+    ProcResult r = run_warpvol({"info", vol, "--system", "--pim", pim, "--password", "x", "--non-interactive"});
+    INFO(pim << ": " << r.err);
+    CHECK(r.code == 1);
+    CHECK(r.err.find("65535") != std::string::npos);
+  }
+  using warpvol::PrfId;
+  using warpvol::VolumeFormat;
+  // 2048 * 2097152 = 2^32 would wrap to 0 and 2048 * 2097153 to 2048 iterations.
+  for (PrfId p : {PrfId::Sha256, PrfId::Blake2s, PrfId::Streebog, PrfId::Ripemd160}) {
+    CHECK(warpvol::pbkdf2_iterations(p, VolumeFormat::VeraCrypt, 65535, true) == 2048u * 65535u);
+    CHECK(warpvol::pbkdf2_iterations(p, VolumeFormat::VeraCrypt, 2097153, true) == 0);
+    CHECK(warpvol::pbkdf2_iterations(p, VolumeFormat::VeraCrypt, 2147468, false) == 15000u + 1000u * 2147468u);
+    CHECK(warpvol::pbkdf2_iterations(p, VolumeFormat::VeraCrypt, 2147469, false) == 0);
+  }
+}
+
+TEST_CASE("hostile: new passwords with NUL bytes or invalid UTF-8 are refused (exit 1); existing ones still open",
+          "[hostile][password]") {
+  wvtest::TempDir d;
+  const std::string out = d.file("new.hc");
+  const std::vector<std::string> bad = {std::string("pass\0word", 9), "caf\xe9", "\xc0\xafoverlong", "\xed\xa0\x80x"};
+  for (const auto& pw : bad) {
+    for (const char* cmd : {"create", "import"}) {
+      std::vector<std::string> args = {cmd};
+      if (std::string(cmd) == "import") {
+        write_random(d.file("raw.img"), 65536, 5);
+        args.push_back(d.file("raw.img"));
+      }
+      args.insert(args.end(), {out, "--password-stdin", "--pim", "1", "--non-interactive"});
+      if (std::string(cmd) == "create") args.insert(args.end(), {"--size", "1M", "--quick"});
+      ProcResult r = run_warpvol(args, pw + "\n");
+      INFO(cmd << ": " << r.err);
+      CHECK(r.code == 1);
+      CHECK((r.err.find("UTF-8") != std::string::npos || r.err.find("NUL") != std::string::npos));
+      CHECK_FALSE(fs::exists(out));
+    }
+  }
+  // A good volume; change to a bad new password is refused and the old password still opens it. A volume whose
+  // password has such bytes (made through the core API, as another program might) opens.
+  const std::string vol = d.file("good.hc");
+  ProcResult c = run_warpvol({"create", vol, "--size", "1M", "--quick", "--password-stdin", "--pim", "1",
+                              "--non-interactive"}, "correct horse battery staple\n");
+  REQUIRE(c.code == 0);
+  ProcResult ch = run_warpvol({"change", vol, "--password-stdin", "--pim", "1", "--new-password-stdin",
+                               "--new-pim", "1", "--non-interactive"},
+                              std::string("correct horse battery staple\n") + "caf\xe9\n");
+  INFO(ch.err);
+  CHECK(ch.code == 1);
+  CHECK(ch.err.find("UTF-8") != std::string::npos);
+  ProcResult re = run_warpvol({"reencrypt", vol, "--password-stdin", "--pim", "1", "--new-password-stdin",
+                               "--no-hidden-volume", "--non-interactive"},
+                              std::string("correct horse battery staple\n") + std::string("a\0b", 3) + "\n");
+  INFO(re.err);
+  CHECK(re.code == 1);
+  CHECK(re.err.find("NUL") != std::string::npos);
+  CHECK(run_warpvol({"info", vol, "--password-stdin", "--pim", "1"}, "correct horse battery staple\n").code == 0);
+  const std::string odd = d.file("odd.hc");
+  warpvol::create_volume(wvtest::normal_options(odd, 1 << 20, "caf\xe9", warpvol::ChainId::Aes,
+                                                warpvol::PrfId::Sha512, true));
+  ProcResult oi = run_warpvol({"info", odd, "--password-stdin", "--pim", "1", "--hash", "sha512"}, "caf\xe9\n");
+  INFO(oi.err);
+  CHECK(oi.code == 0);
 }
