@@ -12,12 +12,16 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <random>
 #include <thread>
 
 #include "core/create/create.h"
+#include "core/format/header_writer.h"
+#include "core/io/file.h"
 #include "tests/cli_run.h"
 #include "tests/test_create_support.h"
 #include "tests/test_support.h"
@@ -263,4 +267,72 @@ TEST_CASE("hostile: new passwords with NUL bytes or invalid UTF-8 are refused (e
   ProcResult oi = run_warpvol({"info", odd, "--password-stdin", "--pim", "1", "--hash", "sha512"}, "caf\xe9\n");
   INFO(oi.err);
   CHECK(oi.code == 0);
+}
+
+namespace {
+
+// A 1 MiB volume (password "pw", PIM 1, AES, SHA-512) whose primary and backup headers are then rewritten with
+// `edit` applied to otherwise correct fields: the header decrypts (right password, valid CRCs) but lies.
+void write_crafted_volume(const std::string& path, const std::function<void(warpvol::HeaderFields&)>& edit) {
+  using namespace warpvol;
+  constexpr uint64_t H = 1 << 20;
+  create_volume(wvtest::normal_options(path, H, "pw", ChainId::Aes, PrfId::Sha512, true));
+  HeaderFields f = normal_volume_fields(H, 512, ChainId::Aes, new_master_key(ChainId::Aes));
+  edit(f);
+  const KdfChoice kdf = new_header_kdf(PrfId::Sha512, VolumeFormat::VeraCrypt, 1);
+  const LockedBytes pw = header_kdf_password(wvtest::creds("pw", 1), VolumeFormat::VeraCrypt);
+  auto h = build_headers(f, ChainId::Aes, kdf, pw, 2);
+  auto file = open_file(path, OpenMode::ReadWrite);
+  write_header(*file, header_offset(SlotKind::Normal, false, H), h[0]);
+  write_header(*file, header_offset(SlotKind::Normal, true, H), h[1]);
+  file->sync();
+}
+
+}  // namespace
+
+TEST_CASE("hostile: headers whose fields contradict the layout are exit 4 in every command", "[hostile][layout]") {
+  constexpr uint64_t H = 1 << 20;
+  struct Case {
+    std::string name;
+    std::function<void(warpvol::HeaderFields&)> edit;
+    std::string expect;
+  };
+  const std::vector<Case> cases = {
+      {"size not a multiple of 512", [](auto& f) { f.volume_size = f.encrypted_area_length = H - 262144 - 100; },
+       "not a multiple of 512"},
+      {"data over the primary header", [](auto& f) { f.encrypted_area_start = 0; }, "overlaps the header slots"},
+      {"data over the hidden header slot", [](auto& f) { f.encrypted_area_start = 65536; },
+       "overlaps the header slots"},
+      {"data over the backup headers",
+       [](auto& f) { f.volume_size = f.encrypted_area_length = H - 131072 - 512; }, "overlaps the header slots"},
+      {"data past the end", [](auto& f) { f.volume_size = f.encrypted_area_length = H; }, "past the end"},
+      {"size 0", [](auto& f) { f.volume_size = f.encrypted_area_length = 0; }, "empty"},
+      {"header version 2", [](auto& f) { f.version = 2; }, "inconsistent volume header"},
+      {"header version 3", [](auto& f) { f.version = 3; }, "header version 3"},
+      {"VeraCrypt required version 0x0100", [](auto& f) { f.required_version = 0x0100; }, "0x0100"},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      wvtest::TempDir d;
+      const std::string vol = d.file("crafted.hc"), out = d.file("out.raw");
+      write_crafted_volume(vol, c.edit);
+      const std::vector<std::string> cred{"--password", "pw", "--pim", "1", "--hash", "sha512", "--non-interactive"};
+      for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+               {"info", vol}, {"export", vol, out}, {"mount", vol, "--filesystem", "none", "--read-only"},
+               {"change", vol, "--new-password", "other-password"}}) {
+        args.insert(args.end(), cred.begin(), cred.end());
+        ProcResult r = run_warpvol(args);
+        INFO(c.name << ", " << args[0] << ": " << r.err);
+        CHECK(r.code == 4);
+        CHECK(r.err.find(c.expect) != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
+        CHECK_FALSE(fs::exists(out));
+      }
+    }
+  }
+  SECTION("the well-formed header opens") {
+    wvtest::TempDir d;
+    write_crafted_volume(d.file("good.hc"), [](auto&) {});
+    CHECK(run_warpvol({"info", d.file("good.hc"), "--password", "pw", "--pim", "1", "--non-interactive"}).code == 0);
+  }
 }

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/format/layout_check.h"
 #include "core/kdf/kdf_stop.h"
 #include "core/kdf/keyfiles.h"
 #include "core/reencrypt/marker.h"
@@ -353,12 +354,7 @@ OpenedHeader finish(BlockFile& file, const OpenOptions& opt, const Found& f) {
     throw Error(ErrorKind::Format, "in-place encryption of this volume is not finished (" +
                                        std::to_string(h.encrypted_area_length) + " of " +
                                        std::to_string(h.volume_size) + " bytes encrypted)");
-  if (o.data_offset % 512)
-    throw Error(ErrorKind::Format, "the data area does not start on a 512-byte boundary");
-  if (o.data_offset > H || o.data_size > H - o.data_offset)
-    throw Error(ErrorKind::Format, "the volume's data area (" + std::to_string(o.data_offset) + " + " +
-                                       std::to_string(o.data_size) + ") extends past the end of the container (" +
-                                       std::to_string(H) + " bytes)");
+  check_layout(o, H);
   const size_t K = chain_info(o.chain).key_size();
   o.master_key_vulnerable = std::memcmp(h.key_area.data(), h.key_area.data() + K, K) == 0;
   if (o.master_key_vulnerable && opt.notice)
