@@ -10,6 +10,7 @@
 #include "cli/exit_codes.h"
 #include "cli/signals.h"
 #include "core/util/error.h"
+#include "core/util/secure.h"
 
 #ifndef WARPVOL_VERSION
 #define WARPVOL_VERSION "unknown"
@@ -126,6 +127,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     po::notify(vm);
     ctx.verbose = vm.count("verbose") > 0;
     ctx.json = cmd->has_json() && vm.count("json") > 0;
+    struct LockNotice {  // a failed mlock() is said once, under --verbose
+      explicit LockNotice(const Context& c) {
+        if (c.verbose) set_memory_lock_failure_notice([&c](const std::string& m) { c.message(m); });
+      }
+      ~LockNotice() { set_memory_lock_failure_notice({}); }
+    } lock_notice(ctx);
     return cmd->execute(ctx, vm);
   } catch (const std::exception& e) {
     const int code = exit_code_for(e);
@@ -139,6 +146,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 }
 
 int run_main(int argc, char** argv) {
+  make_process_undumpable();
   install_signal_handlers();
   std::vector<std::string> args(argv + 1, argv + argc);
   wipe_secret_options(argc, argv);

@@ -8,6 +8,7 @@
 #include <QSystemTrayIcon>
 
 #include "core/mount/mounter.h"
+#include "core/util/secure.h"
 #include "gui/main_window.h"
 
 #ifdef WARPVOL_HAVE_GPU
@@ -15,6 +16,7 @@
 #endif
 
 int main(int argc, char** argv) {
+  warpvol::make_process_undumpable();
   QApplication app(argc, argv);
   QApplication::setApplicationName("warpvol");
   QApplication::setOrganizationName("warpvol");

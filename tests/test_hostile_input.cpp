@@ -6,11 +6,14 @@
 // its key search for minutes, which gives the tests a running process to signal or inspect.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <algorithm>
 #include <filesystem>
@@ -22,6 +25,7 @@
 #include "core/create/create.h"
 #include "core/format/header_writer.h"
 #include "core/io/file.h"
+#include "core/util/secure.h"
 #include "tests/cli_run.h"
 #include "tests/test_create_support.h"
 #include "tests/test_support.h"
@@ -335,4 +339,182 @@ TEST_CASE("hostile: headers whose fields contradict the layout are exit 4 in eve
     write_crafted_volume(d.file("good.hc"), [](auto&) {});
     CHECK(run_warpvol({"info", d.file("good.hc"), "--password", "pw", "--pim", "1", "--non-interactive"}).code == 0);
   }
+}
+
+namespace {
+
+uint64_t vm_locked_kb() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmLck:", 0) == 0) return std::stoull(line.substr(6));
+  return 0;
+}
+
+int g_locks = 0, g_unlocks = 0;
+int counting_lock(const void*, size_t) { return ++g_locks, 0; }
+int counting_unlock(const void*, size_t) { return ++g_unlocks, 0; }
+int failing_lock(const void*, size_t) { return errno = ENOMEM, -1; }
+
+}  // namespace
+
+TEST_CASE("hostile: memory locking is counted per page", "[hostile][mlock]") {
+  const size_t ps = size_t(::sysconf(_SC_PAGESIZE));
+  uint8_t* page = static_cast<uint8_t*>(std::aligned_alloc(ps, 2 * ps));
+  REQUIRE(page);
+  SECTION("two secrets on one page: freeing one keeps the page locked (real mlock, VmLck)") {
+    const uint64_t before = vm_locked_kb();
+    warpvol::lock_memory(page, 64);
+    warpvol::lock_memory(page + 128, 64);
+    const uint64_t locked = vm_locked_kb();
+    if (locked == before) {
+      WARN("mlock() does not work here (RLIMIT_MEMLOCK): only the counting backend below is checked");
+    } else {
+      CHECK(locked == before + ps / 1024);
+      warpvol::unlock_memory(page, 64);
+      CHECK(vm_locked_kb() == locked);  // the other secret's page is still locked
+      warpvol::unlock_memory(page + 128, 64);
+      CHECK(vm_locked_kb() == before);
+    }
+    warpvol::unlock_memory(page, 64);  // no-ops when already released
+    warpvol::unlock_memory(page + 128, 64);
+  }
+  SECTION("the backend sees one lock and one unlock per page; a range over two pages counts both") {
+    g_locks = g_unlocks = 0;
+    const auto old = warpvol::set_memory_lock_backend({counting_lock, counting_unlock});
+    warpvol::lock_memory(page, 64);
+    warpvol::lock_memory(page + 100, 64);
+    warpvol::lock_memory(page + ps - 10, 20);  // also the second page
+    CHECK(g_locks == 2);  // page 1 once, page 2 once
+    CHECK(warpvol::memory_lock_count(page) == 3);
+    CHECK(warpvol::memory_lock_count(page + ps) == 1);
+    warpvol::unlock_memory(page, 64);
+    warpvol::unlock_memory(page + ps - 10, 20);
+    CHECK(g_unlocks == 1);  // page 2 only
+    CHECK(warpvol::memory_lock_count(page) == 1);
+    warpvol::unlock_memory(page + 100, 64);
+    CHECK(g_unlocks == 2);
+    CHECK(warpvol::memory_lock_count(page) == 0);
+    warpvol::set_memory_lock_backend(old);
+  }
+  SECTION("a failed mlock is reported once") {
+    const auto old = warpvol::set_memory_lock_backend({failing_lock, counting_unlock});
+    std::vector<std::string> notes;
+    warpvol::set_memory_lock_failure_notice([&](const std::string& m) { notes.push_back(m); });
+    warpvol::lock_memory(page, 64);
+    warpvol::lock_memory(page + ps, 64);
+    warpvol::unlock_memory(page, 64);
+    warpvol::unlock_memory(page + ps, 64);
+    warpvol::set_memory_lock_failure_notice({});
+    warpvol::set_memory_lock_backend(old);
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0].find("mlock") != std::string::npos);
+  }
+  std::free(page);
+}
+
+TEST_CASE("hostile: warpvol is not dumpable: SIGABRT during the key search writes no core", "[hostile][dump]") {
+  if (wvtest::read_text("/proc/sys/fs/suid_dumpable").rfind("2", 0) == 0) {
+    WARN("fs.suid_dumpable = 2 dumps even non-dumpable processes (as root only): not checked here");
+    return;
+  }
+  wvtest::TempDir d;
+  const std::string vol = d.file("random.bin");
+  write_random(vol, 1 << 20, 6);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    struct rlimit rl{RLIM_INFINITY, RLIM_INFINITY};
+    ::setrlimit(RLIMIT_CORE, &rl);
+    if (::chdir(d.path().c_str()) != 0) ::_exit(126);
+    int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    const std::string bin = wvtest::proc::warpvol_binary();
+    ::execl(bin.c_str(), bin.c_str(), "info", vol.c_str(), "--password", "x", "--pim", kHugePim,
+            "--non-interactive", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::kill(pid, SIGABRT);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGABRT);
+  CHECK_FALSE(WCOREDUMP(status));
+  for (const auto& e : fs::directory_iterator(d.path())) CHECK(e.path().filename().string().rfind("core", 0) != 0);
+}
+
+namespace {
+
+// losetup -f --show FILE: the loop device's path, "" when this machine cannot have one (no root, no loop driver).
+std::string attach_loop(const std::string& file) {
+  if (::geteuid() != 0 || !wvtest::proc::have_program("losetup")) return {};
+  ProcResult r = wvtest::proc::run_process({"losetup", "-f", "--show", file});
+  if (r.code != 0) return {};
+  std::string dev = r.out;
+  while (!dev.empty() && (dev.back() == '\n' || dev.back() == ' ')) dev.pop_back();
+  return dev;
+}
+
+}  // namespace
+
+TEST_CASE("hostile: export never writes into the container it reads", "[hostile][export]") {
+  wvtest::TempDir d;
+  const std::string vol = d.file("vol.hc");
+  REQUIRE(run_warpvol({"create", vol, "--size", "1M", "--quick", "--password", "pw", "--pim", "1",
+                       "--non-interactive"}).code == 0);
+  const auto before = wvtest::read_binary(vol);
+  const std::vector<std::string> cred{"--password", "pw", "--pim", "1", "--non-interactive"};
+  auto exp = [&](const std::string& out, bool force) {
+    std::vector<std::string> a{"export", vol, out};
+    a.insert(a.end(), cred.begin(), cred.end());
+    if (force) a.push_back("--force");
+    return run_warpvol(a);
+  };
+  SECTION("the same file, a hard link or a symlink to it, even with --force (no root needed)") {
+    fs::create_hard_link(vol, d.file("hard"));
+    fs::create_symlink(vol, d.file("soft"));
+    for (const char* out : {"vol.hc", "hard", "soft"}) {
+      ProcResult r = exp(d.file(out), true);
+      INFO(out << ": " << r.err);
+      CHECK(r.code == 1);
+      CHECK(r.err.find("is the volume itself") != std::string::npos);
+    }
+  }
+  SECTION("a loop device: backed by the container refused outright, another one needs --force") {
+    const std::string loop = attach_loop(vol);
+    if (loop.empty()) {
+      WARN("SKIPPED: no loop device can exist here (needs root and the loop driver)");
+      return;
+    }
+    const std::string target_file = d.file("target.img");
+    {
+      std::ofstream(target_file, std::ios::binary) << std::string(1 << 20, 'T');
+    }
+    const std::string other = attach_loop(target_file);
+    struct Detach {
+      std::vector<std::string> devs;
+      ~Detach() {
+        for (auto& dv : devs)
+          if (!dv.empty()) wvtest::proc::run_process({"losetup", "-d", dv});
+      }
+    } detach{{loop, other}};
+    REQUIRE_FALSE(other.empty());
+    ProcResult self = exp(loop, true);
+    INFO(self.err);
+    CHECK(self.code == 1);
+    CHECK(self.err.find("is the volume itself") != std::string::npos);
+    ProcResult no_force = exp(other, false);
+    INFO(no_force.err);
+    CHECK(no_force.code == 5);
+    CHECK(no_force.err.find("--force") != std::string::npos);
+    CHECK(wvtest::read_binary(target_file) == std::vector<uint8_t>(1 << 20, 'T'));
+    ProcResult forced = exp(other, true);
+    INFO(forced.err);
+    CHECK(forced.code == 0);
+  }
+  CHECK(wvtest::read_binary(vol) == before);
 }
