@@ -511,10 +511,10 @@ TEST_CASE("hostile: export never writes into the container it reads", "[hostile]
     INFO(no_force.err);
     CHECK(no_force.code == 5);
     CHECK(no_force.err.find("--force") != std::string::npos);
-    CHECK(wvtest::read_binary(target_file) == std::vector<uint8_t>(1 << 20, 'T'));
+    CHECK((wvtest::read_binary(target_file) == std::vector<uint8_t>(1 << 20, 'T')));  // (( )): no 1 MiB dump
     ProcResult forced = exp(other, true);
     INFO(forced.err);
     CHECK(forced.code == 0);
   }
-  CHECK(wvtest::read_binary(vol) == before);
+  CHECK((wvtest::read_binary(vol) == before));
 }
