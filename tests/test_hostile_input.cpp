@@ -121,6 +121,7 @@ TEST_CASE("hostile: SIGINT/SIGTERM stop the key search within a fraction of a se
         ProcOptions o;
         o.signal_after_ms = 1000;
         o.signal = sig;
+        o.env = {"WARPVOL_RUNTIME_DIR=" + d.file("run"), "WARPVOL_MEDIA_DIR=" + d.file("media")};
         const auto t0 = std::chrono::steady_clock::now();
         ProcResult r = run_warpvol(c.args, o);
         const auto ms =
@@ -325,7 +326,9 @@ TEST_CASE("hostile: headers whose fields contradict the layout are exit 4 in eve
                {"info", vol}, {"export", vol, out}, {"mount", vol, "--filesystem", "none", "--read-only"},
                {"change", vol, "--new-password", "other-password"}}) {
         args.insert(args.end(), cred.begin(), cred.end());
-        ProcResult r = run_warpvol(args);
+        ProcOptions po;  // a mount that should not happen stays in this test's own registry
+        po.env = {"WARPVOL_RUNTIME_DIR=" + d.file("run"), "WARPVOL_MEDIA_DIR=" + d.file("media")};
+        ProcResult r = run_warpvol(args, po);
         INFO(c.name << ", " << args[0] << ": " << r.err);
         CHECK(r.code == 4);
         CHECK(r.err.find(c.expect) != std::string::npos);
