@@ -5,12 +5,14 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/argv_scrub.h"
 #include "cli/command.h"
 #include "cli/credentials.h"
 #include "cli/exit_codes.h"
 #include "cli/signals.h"
 #include "cli/veracrypt_options.h"
 #include "core/util/error.h"
+#include "core/util/secure.h"
 
 #ifndef WARPVOL_VERSION
 #define WARPVOL_VERSION "unknown"
@@ -135,6 +137,12 @@ int run(const std::vector<std::string>& given_args, std::ostream& out, std::ostr
     po::notify(vm);
     ctx.verbose = vm.count("verbose") > 0;
     ctx.json = cmd->has_json() && vm.count("json") > 0;
+    struct LockNotice {  // a failed mlock() is said once, under --verbose
+      explicit LockNotice(const Context& c) {
+        if (c.verbose) set_memory_lock_failure_notice([&c](const std::string& m) { c.message(m); });
+      }
+      ~LockNotice() { set_memory_lock_failure_notice({}); }
+    } lock_notice(ctx);
     return cmd->execute(ctx, vm);
   } catch (const std::exception& e) {
     const int code = exit_code_for(e);
@@ -150,9 +158,10 @@ int run(const std::vector<std::string>& given_args, std::ostream& out, std::ostr
 }
 
 int run_main(int argc, char** argv) {
+  make_process_undumpable();
   install_signal_handlers();
   std::vector<std::string> args(argv + 1, argv + argc);
-  scrub_password_from_argv(argc, argv);
+  wipe_secret_options(argc, argv);
   int code = run(args, std::cout, std::cerr);
   for (auto& a : args) std::fill(a.begin(), a.end(), '\0');
   std::cout.flush();

@@ -15,7 +15,7 @@ void add_common_options(const Command& cmd, po::options_description& desc);
 // {"error": ..., "code": N} on out. Returns the exit code (exit_codes.h).
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
-// main(): installs signal handlers, runs, scrubs --password from argv.
+// main(): installs signal handlers, runs, wipes every secret option from argv (argv_scrub.h).
 int run_main(int argc, char** argv);
 
 void print_general_help(std::ostream& os);

@@ -13,6 +13,7 @@
 #include "cli/credentials.h"
 #include "cli/new_credentials.h"
 #include "cli/password_strength.h"
+#include "cli/password_policy.h"
 #include "cli/volume_info.h"
 #include "core/create/change.h"
 #include "core/util/error.h"
@@ -108,6 +109,7 @@ class ChangeCommand final : public Command {
       nc.password = prompt_new_password(ctx, "Enter the NEW password for " + path, true, kMaxPasswordBytes, "new-");
       password_typed = true;
     }
+    if (!password_kept) check_new_password(nc.password, "the new password");
     if (vm.count("new-keyfile")) nc.keyfiles = vm["new-keyfile"].as<std::vector<std::string>>();
     else if (!vm.count("no-keyfiles")) nc.keyfiles = o.open.credentials.keyfiles;
     nc.pim = vm.count("new-pim") ? vm["new-pim"].as<int>() : o.open.credentials.pim;

@@ -20,6 +20,7 @@
 #include "cli/credentials.h"
 #include "cli/new_credentials.h"
 #include "cli/password_strength.h"
+#include "cli/password_policy.h"
 #include "cli/progress.h"
 #include "core/create/create.h"
 #include "core/mount/mounter.h"
@@ -233,6 +234,7 @@ class CreateCommand final : public Command {
         vm, "", ctx, std::string("Enter the new ") + (o.type == CreateType::Hidden ? "hidden " : "") +
                          "volume's password",
         true, non_interactive);
+    check_new_password(o.credentials.password, "the new volume's password");
     o.pim = o.credentials.pim;
     check_new_password_strength(ctx, o.credentials, !any_option_with_prefix(vm, "password"));
     o.engine = make_engine(eo);

@@ -25,6 +25,7 @@
 #include "cli/volume_info.h"
 #include "core/engine/engine_factory.h"
 #include "core/job/stream.h"
+#include "core/io/device_target.h"
 #include "core/util/error.h"
 #include "core/util/secure.h"
 #include "core/volume/volume.h"
@@ -48,8 +49,11 @@ class Output {
     if (path_.empty()) throw Error(ErrorKind::Usage, "empty output path");
     struct stat st;
     if (::stat(path_.c_str(), &st) == 0) {
-      if (volume_st && st.st_dev == volume_st->st_dev && st.st_ino == volume_st->st_ino)
-        throw Error(ErrorKind::Usage, path_ + ": is the volume itself");
+      if (volume_st && output_is_container(path_, st, *volume_st))
+        throw Error(ErrorKind::Usage, path_ + ": is the volume itself" +
+                                          (S_ISBLK(st.st_mode) ? " (a device backed by it)" : ""));
+      if (S_ISBLK(st.st_mode) && !force_)  // as create: a device's content is destroyed only when asked
+        throw Error(ErrorKind::Busy, path_ + ": is a block device; its content would be destroyed (use --force)");
       if (S_ISDIR(st.st_mode)) throw Error(ErrorKind::Usage, path_ + ": is a directory (give a file name)");
       if (S_ISREG(st.st_mode)) {
         if (!force_) throw Error(ErrorKind::Busy, path_ + ": file exists (use --force to overwrite)");
@@ -191,7 +195,7 @@ class ExportCommand final : public Command {
     visible.add_options()
         ("progress-json", "progress as JSON lines on stderr (phase, bytes, speed, ETA)")
         ("quiet,q", "no progress bar on a terminal")
-        ("force,f", "replace OUT if it exists")
+        ("force,f", "replace OUT if it exists; needed to write to a block device")
         ("chunk-size", po::value<std::string>()->value_name("N"),
          "bytes per engine request (default 8M; multiple of 512, at least 64K)");
     hidden.add_options()("volume", po::value<std::string>(), "volume")("out", po::value<std::string>(), "out");

@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "cli/credentials.h"
 #include "cli/new_credentials.h"
+#include "cli/password_policy.h"
 #include "cli/progress.h"
 #include "core/create/create.h"
 #include "core/util/error.h"
@@ -62,6 +63,7 @@ class ImportCommand final : public Command {
     }
     o.credentials = credentials_from_options(vm, "", ctx, "Enter the new volume's password", true,
                                              vm.count("non-interactive") > 0);
+    check_new_password(o.credentials.password, "the new volume's password");
     o.pim = o.credentials.pim;
     o.engine = make_engine(eo);
     ctx.verbose_line("engine " + o.engine->name() + ": " + o.engine->detail());

@@ -40,6 +40,7 @@
 #include "cli/credentials_file.h"
 #include "cli/exit_codes.h"
 #include "cli/new_credentials.h"
+#include "cli/password_policy.h"
 #include "cli/progress.h"
 #include "cli/volume_info.h"
 #include "core/engine/engine_factory.h"
@@ -512,6 +513,7 @@ class ReencryptCommand final : public Command {
       if (non_interactive) throw Error(ErrorKind::Usage, "--ask-new-password and --non-interactive exclude each other");
       next.password = prompt_new_password(ctx, "Enter the NEW password", true, kMaxPasswordBytes, "new-");
     }
+    if (next.password) check_new_password(*next.password, "the new password");
     std::optional<OpenOptions> cli_hidden;
     if (any_option_with_prefix(vm, "hidden-")) {
       if (vm.count("no-hidden-volume"))
@@ -543,7 +545,10 @@ class ReencryptCommand final : public Command {
           throw Error(ErrorKind::Usage, v + ": empty password and no keyfiles in the credentials file");
         r.open.notice = [&ctx](const std::string& m) { ctx.message(m); };
         r.next = next;
-        if (e->new_password) r.next.password = *e->new_password;
+        if (e->new_password) {
+          r.next.password = *e->new_password;
+          check_new_password(*r.next.password, v + ": the new password");
+        }
         if (e->new_keyfiles) r.next.keyfiles = *e->new_keyfiles;
         if (e->no_keyfiles) r.next.keyfiles = std::vector<std::string>{};
         if (e->new_pim) r.next.pim = *e->new_pim;

@@ -142,6 +142,9 @@ OpenOptions open_options_from(const po::variables_map& vm, const std::string& vo
     if (pim < 0 || pim > kMaxPim)
       throw Error(ErrorKind::Usage, "PIM must be between 0 and " + std::to_string(kMaxPim));
     if (truecrypt && pim > 0) throw Error(ErrorKind::Usage, "TrueCrypt volumes have no PIM (drop --pim)");
+    if (opt.system && pim > kMaxSystemPim)
+      throw Error(ErrorKind::Usage, "with --system the PIM must be between 0 and " + std::to_string(kMaxSystemPim) +
+                                        " (VeraCrypt's pre-boot limit)");
     opt.credentials.pim = pim;
   }
   if (vm.count("keyfile")) opt.credentials.keyfiles = vm["keyfile"].as<std::vector<std::string>>();
@@ -198,18 +201,6 @@ OpenOptions open_options_from(const po::variables_map& vm, const std::string& vo
                                     : "") +
                    (have_keyfiles ? " with " + std::to_string(opt.credentials.keyfiles.size()) + " keyfile(s)" : ""));
   return opt;
-}
-
-void scrub_password_from_argv(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--") == 0) break;
-    if (std::strcmp(argv[i], "--password") == 0 && i + 1 < argc) {
-      secure_wipe(argv[i + 1], std::strlen(argv[i + 1]));
-      ++i;
-    } else if (std::strncmp(argv[i], "--password=", 11) == 0) {
-      secure_wipe(argv[i] + 11, std::strlen(argv[i] + 11));
-    }
-  }
 }
 
 }  // namespace warpvol::cli

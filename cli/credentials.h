@@ -15,6 +15,7 @@ namespace warpvol::cli {
 constexpr size_t kMaxPasswordBytes = 128;           // VeraCrypt
 constexpr size_t kMaxTrueCryptPasswordBytes = 64;   // TrueCrypt 7.1a
 constexpr int kMaxPim = 2147468;                    // VeraCrypt MAX_PIM_VALUE (non-system)
+constexpr int kMaxSystemPim = 65535;                // VeraCrypt's pre-boot PIM field holds at most this
 
 void add_credential_options(po::options_description& desc);
 
@@ -26,9 +27,5 @@ OpenOptions open_options_from(const po::variables_map& vm, const std::string& vo
 // Reads one line from fd (the trailing '\n' is not part of it) into locked memory, at most max_len bytes: a longer
 // line is a Usage error. EOF ends the line. `what` names the source in messages ("stdin", "fd 3").
 LockedBytes read_password_line(int fd, size_t max_len, const std::string& what, const Context& ctx);
-
-// Overwrites the value of --password in the process's argv so it does not stay visible in ps (best effort: it
-// was visible until now, hence the option is documented as unsafe).
-void scrub_password_from_argv(int argc, char** argv);
 
 }  // namespace warpvol::cli

@@ -3,11 +3,17 @@
 #include <csignal>
 #include <cstring>
 
+#include "core/kdf/kdf_stop.h"
+
 namespace warpvol::cli {
 namespace {
 volatile std::sig_atomic_t g_signal = 0;
 
-extern "C" void on_signal(int sig) { g_signal = sig; }
+// The key search polls its own stop flag (kdf_stop.h), not g_signal: set both.
+extern "C" void on_signal(int sig) {
+  g_signal = sig;
+  request_kdf_stop();
+}
 }  // namespace
 
 void install_signal_handlers() {

@@ -23,6 +23,7 @@
 
 #include "core/engine/engine_factory.h"
 #include "core/format/header.h"
+#include "core/kdf/kdf_stop.h"
 #include "core/mount/filesystem.h"
 #include "core/mount/mounter.h"
 #include "core/util/error.h"
@@ -179,7 +180,10 @@ CreateWizard::CreateWizard(QWidget* parent) : QWizard(parent) {
     l->addWidget(progress_bar);
     l->addWidget(progress_label);
     l->addWidget(cancel_button);
-    connect(cancel_button, &QPushButton::clicked, this, [this] { cancel_ = true; });
+    connect(cancel_button, &QPushButton::clicked, this, [this] {
+      cancel_ = true;
+      request_kdf_stop();  // the header KDF and an outer volume's open stop too, not only the fill
+    });
     setPage(PageProgress, p);
   }
   {  // done
@@ -327,6 +331,7 @@ void CreateWizard::start_creation() {
   button(QWizard::NextButton)->setEnabled(false);
   button(QWizard::BackButton)->setEnabled(false);
   cancel_ = false;
+  clear_kdf_stop();
   CreateOptions opt = options();
   const QString fs = filesystem();
   struct Shared {

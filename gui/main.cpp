@@ -8,6 +8,7 @@
 #include <QSystemTrayIcon>
 
 #include "core/mount/mounter.h"
+#include "core/util/secure.h"
 #include "gui/main_window.h"
 #include "gui/termination_signals.h"
 
@@ -16,6 +17,7 @@
 #endif
 
 int main(int argc, char** argv) {
+  warpvol::make_process_undumpable();
   QApplication app(argc, argv);
   QApplication::setApplicationName("warpvol");
   QApplication::setOrganizationName("warpvol");

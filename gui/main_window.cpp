@@ -25,6 +25,7 @@
 #include <QtConcurrent>
 
 #include "core/create/change.h"
+#include "core/kdf/kdf_stop.h"
 #include "core/mount/runtime.h"
 #include "gui/benchmark_dialog.h"
 #include "gui/create_wizard.h"
@@ -196,15 +197,21 @@ void MainWindow::run_busy(const QString& what, std::function<void()> fn, std::fu
   progress->setMinimumDuration(300);
   auto cancelled = std::make_shared<bool>(false);
   auto* watcher = new QFutureWatcher<QString>(this);
-  connect(progress, &QProgressDialog::canceled, this, [cancelled] { *cancelled = true; });
+  // Cancel abandons a key derivation in progress (kdf_stop.h); the modal dialog means only this operation runs.
+  clear_kdf_stop();
+  connect(progress, &QProgressDialog::canceled, this, [cancelled] {
+    *cancelled = true;
+    request_kdf_stop();
+  });
   connect(watcher, &QFutureWatcher<QString>::finished, this, [=, this] {
     const QString err = watcher->result();
     progress->deleteLater();
     watcher->deleteLater();
     busy_ = false;
     refresh();
-    // Key derivation cannot be interrupted half-way; a cancelled operation's result is reported as cancelled.
-    on_done(*cancelled && err.isEmpty() ? QString() : err);
+    clear_kdf_stop();
+    // A cancelled operation that stopped is no error to show; one that finished before the Cancel counts as done.
+    if (!(*cancelled && !err.isEmpty())) on_done(err);
     emit operation_finished(err);
   });
   watcher->setFuture(QtConcurrent::run([fn = std::move(fn)]() -> QString {

@@ -462,6 +462,7 @@ int run(int argc, char** argv) {
 }  // namespace warpvol::mount
 
 int main(int argc, char** argv) {
+  warpvol::make_process_undumpable();  // it holds the master key for as long as the volume is mounted
 #ifdef WARPVOL_HAVE_GPU
   warpvol::gpu::register_engine();
 #endif

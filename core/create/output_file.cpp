@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <vector>
 
+#include "core/io/container_lock.h"
 #include "core/util/error.h"
 
 namespace warpvol {
@@ -43,6 +44,7 @@ TargetCheck check_target(const std::string& path, bool force) {
     if (S_ISBLK(st.st_mode)) {
       if (!force)
         throw Error(ErrorKind::Busy, path + ": is a block device; its content would be destroyed (use --force)");
+      refuse_container_in_use(path);
       int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd < 0) throw_errno(path);
       uint64_t sz = 0;
@@ -57,6 +59,8 @@ TargetCheck check_target(const std::string& path, bool force) {
     }
     if (!S_ISREG(st.st_mode)) throw Error(ErrorKind::Usage, path + ": not a regular file or block device");
     if (!force) throw Error(ErrorKind::Busy, path + ": file exists (use --force to overwrite)");
+    // Replacing a mounted container would send the mount's writes to the unlinked old file.
+    refuse_container_in_use(path);
   } else if (errno != ENOENT) {
     throw_errno(path);
   }

@@ -14,6 +14,8 @@
 #include <thread>
 
 #include "core/format/system_layout.h"
+#include "core/format/layout_check.h"
+#include "core/kdf/kdf_stop.h"
 #include "core/kdf/keyfiles.h"
 #include "core/reencrypt/marker.h"
 #include "core/util/bytes.h"
@@ -215,7 +217,7 @@ class Search {
       try {
         for (;;) {
           const size_t i = next.fetch_add(1);
-          if (i >= tasks.size() || done.load()) return;
+          if (i >= tasks.size() || done.load() || kdf_stop_requested()) return;
           Task& t = tasks[i];
           Candidate& c = *t.cand;
           if (t.block == 0) {
@@ -257,6 +259,8 @@ class Search {
     for (unsigned k = 1; k < n; ++k) threads.emplace_back(worker);
     worker();
     for (auto& th : threads) th.join();
+    // SIGINT/SIGTERM or the GUI's Cancel (kdf_stop.h) abandoned the derivations: no answer either way.
+    if (!have && kdf_stop_requested()) throw Error(ErrorKind::Interrupted, "interrupted");
     if (!have && have_backup && !error) {
       have = true;
       found = backup_match;
@@ -379,12 +383,7 @@ OpenedHeader finish(BlockFile& file, const OpenOptions& opt, const Found& f) {
     throw Error(ErrorKind::Format, "in-place encryption of this volume is not finished (" +
                                        std::to_string(h.encrypted_area_length) + " of " +
                                        std::to_string(h.volume_size) + " bytes encrypted)");
-  if (o.data_offset % 512)
-    throw Error(ErrorKind::Format, "the data area does not start on a 512-byte boundary");
-  if (o.data_offset > H || o.data_size > H - o.data_offset)
-    throw Error(ErrorKind::Format, "the volume's data area (" + std::to_string(o.data_offset) + " + " +
-                                       std::to_string(o.data_size) + ") extends past the end of the container (" +
-                                       std::to_string(H) + " bytes)");
+  check_layout(o, H);
   if (o.legacy) {
     if (o.slot != SlotKind::LegacyNormal && o.slot != SlotKind::LegacyHidden)
       throw Error(ErrorKind::Format, "a TrueCrypt " + o.legacy->name() + " header with a V2 layout (required program "

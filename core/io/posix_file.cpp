@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/io/file.h"
+#include "core/io/safe_open.h"
 #include "core/util/error.h"
 
 namespace warpvol {
@@ -120,38 +121,31 @@ int reopen_direct(int fd, int access) {
 }
 
 std::unique_ptr<BlockFile> open_file(const std::string& path, OpenMode mode) {
-  int flags = O_CLOEXEC;
+  int flags = 0;
   switch (mode) {
-    case OpenMode::ReadOnly: flags |= O_RDONLY; break;
-    case OpenMode::ReadWrite: flags |= O_RDWR; break;
-    case OpenMode::CreateNew: flags |= O_RDWR | O_CREAT | O_EXCL; break;
-    case OpenMode::CreateTruncate: flags |= O_RDWR | O_CREAT | O_TRUNC; break;
+    case OpenMode::ReadOnly: flags = O_RDONLY; break;
+    case OpenMode::ReadWrite: flags = O_RDWR; break;
+    case OpenMode::CreateNew: flags = O_RDWR | O_CREAT | O_EXCL; break;
+    case OpenMode::CreateTruncate: flags = O_RDWR | O_CREAT | O_TRUNC; break;
   }
   struct stat st {};
   if (mode == OpenMode::ReadOnly || mode == OpenMode::ReadWrite) {
     if (::stat(path.c_str(), &st) != 0) throw_errno(path);
     if (S_ISDIR(st.st_mode)) throw Error(ErrorKind::Io, path + ": is a directory, not a volume");
   }
-  int fd = ::open(path.c_str(), flags, 0600);
-  if (fd < 0) {
-    if (errno == EEXIST) throw Error(ErrorKind::Busy, path + ": file exists (use --force to overwrite)");
-    throw_errno(path);
-  }
-  if (::fstat(fd, &st) != 0) {
-    int e = errno;
-    ::close(fd);
-    throw_errno(path, e);
+  int fd = -1;
+  try {
+    fd = open_regular_or_block(path, flags, path, &st);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Busy && mode == OpenMode::CreateNew)
+      throw Error(ErrorKind::Busy, path + ": file exists (use --force to overwrite)");
+    throw;
   }
   uint64_t size = uint64_t(st.st_size);
-  if (S_ISBLK(st.st_mode)) {
-    if (::ioctl(fd, BLKGETSIZE64, &size) != 0) {
-      int e = errno;
-      ::close(fd);
-      throw_errno(path + ": BLKGETSIZE64", e);
-    }
-  } else if (!S_ISREG(st.st_mode)) {
+  if (S_ISBLK(st.st_mode) && ::ioctl(fd, BLKGETSIZE64, &size) != 0) {
+    int e = errno;
     ::close(fd);
-    throw Error(ErrorKind::Io, path + ": not a regular file or block device");
+    throw_errno(path + ": BLKGETSIZE64", e);
   }
   return std::make_unique<PosixFile>(fd, path, size, mode != OpenMode::ReadOnly);
 }

@@ -1,9 +1,15 @@
 #include "core/kdf/keyfiles.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
+#include "core/io/safe_open.h"
 #include "core/util/bytes.h"
 #include "core/util/error.h"
 
@@ -59,11 +65,19 @@ LockedBytes keyfile_pool(const std::vector<std::string>& keyfiles, size_t pool_s
   std::fill(pool.data(), pool.data() + pool_size, 0);
   LockedBytes buf(kKeyfileMaxBytes);
   for (const auto& f : expand_keyfiles(keyfiles)) {
-    std::ifstream in(f, std::ios::binary);
-    if (!in) throw Error(ErrorKind::Io, "keyfile " + f + ": cannot be read");
-    in.read(reinterpret_cast<char*>(buf.data()), std::streamsize(kKeyfileMaxBytes));
-    const size_t n = size_t(in.gcount());
-    if (in.bad()) throw Error(ErrorKind::Io, "keyfile " + f + ": read error");
+    // A FIFO or a device given as a keyfile would block in open() or never end: refused before reading.
+    const int fd = open_regular_or_block(f, O_RDONLY, "keyfile " + f);
+    size_t n = 0;
+    int read_errno = 0;
+    while (n < kKeyfileMaxBytes) {
+      const ssize_t r = ::read(fd, buf.data() + n, kKeyfileMaxBytes - n);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) read_errno = errno;
+      if (r <= 0) break;
+      n += size_t(r);
+    }
+    ::close(fd);
+    if (read_errno) throw Error(ErrorKind::Io, "keyfile " + f + ": read error (" + std::strerror(read_errno) + ")");
     if (n == 0) throw Error(ErrorKind::Io, "keyfile " + f + " is empty");
     keyfile_pool_add(pool.data(), pool_size, buf.data(), n);
   }

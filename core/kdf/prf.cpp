@@ -296,6 +296,9 @@ std::optional<PrfId> parse_prf(std::string_view name) {
 }
 
 uint32_t pbkdf2_iterations(PrfId prf, VolumeFormat fmt, int pim, bool system) {
+  // PIMs beyond VeraCrypt's limits do not exist (pre-boot 65535, others 2147468, whose count 15000 + 1000 * PIM
+  // still fits 32 bits): refused here, so 2048 * PIM can never wrap around to a small count.
+  if (pim > (system ? 65535 : 2147468)) return 0;
   if (fmt == VolumeFormat::TrueCrypt) {
     if (pim > 0) return 0;  // TrueCrypt has no PIM
     switch (prf) {
@@ -366,7 +369,8 @@ bool pbkdf2_blocks_cancellable(PrfId prf, const uint8_t* pw, size_t pw_len, cons
 
 void pbkdf2_block(PrfId prf, const uint8_t* pw, size_t pw_len, const uint8_t* salt, size_t salt_len,
                   uint32_t iterations, uint32_t block_index, uint8_t* out) {
-  pbkdf2_block_cancellable(prf, pw, pw_len, salt, salt_len, iterations, block_index, out, nullptr);
+  if (!pbkdf2_block_cancellable(prf, pw, pw_len, salt, salt_len, iterations, block_index, out, nullptr))
+    throw Error(ErrorKind::Interrupted, "interrupted");
 }
 
 void pbkdf2(PrfId prf, const uint8_t* pw, size_t pw_len, const uint8_t* salt, size_t salt_len, uint32_t iterations,

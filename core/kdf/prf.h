@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/kdf/kdf_stop.h"
+
 namespace warpvol {
 
 enum class PrfId : uint8_t { Sha512, Sha256, Blake2s, Whirlpool, Streebog, Ripemd160, Sha1, Argon2id };
@@ -37,13 +39,16 @@ struct Argon2Params {
 };
 Argon2Params argon2_params(int pim);  // VeraCrypt's PIM mapping (format-spec §5.4)
 
-// One PBKDF2-HMAC output block (1-based block index), digest_size bytes into out.
+// One PBKDF2-HMAC output block (1-based block index), digest_size bytes into out. Throws Error(Interrupted) when the
+// process-wide stop (kdf_stop.h) was requested.
 void pbkdf2_block(PrfId prf, const uint8_t* password, size_t password_len, const uint8_t* salt, size_t salt_len,
                   uint32_t iterations, uint32_t block_index, uint8_t* out);
 // Same, abandoning the work (returning false) soon after *cancel becomes true.
-// The PBKDF2 loops poll their cancel flag (may be nullptr) at every 1024th iteration: cheap, and ~1-5 ms apart.
+// The PBKDF2 loops poll their cancel flag (may be nullptr) and the process-wide stop request (kdf_stop.h) at every
+// 1024th iteration: cheap, and ~1-5 ms apart.
 inline bool pbkdf2_cancelled(const std::atomic<bool>* cancel, uint32_t iteration) {
-  return cancel && (iteration & 1023) == 0 && cancel->load(std::memory_order_relaxed);
+  return (iteration & 1023) == 0 &&
+         ((cancel && cancel->load(std::memory_order_relaxed)) || kdf_stop_requested());
 }
 bool pbkdf2_block_cancellable(PrfId prf, const uint8_t* password, size_t password_len, const uint8_t* salt,
                               size_t salt_len, uint32_t iterations, uint32_t block_index, uint8_t* out,

@@ -618,6 +618,18 @@ DismountResult dismount(const Registry& reg, const MountRecord& rec_in, bool for
     throw Error(ErrorKind::Busy, "slot " + std::to_string(rec.slot) + " is being mounted right now (pid " +
                                      std::to_string(rec.owner_pid) + ")");
 
+  // The FUSE process writes to the file it opened at mount time; if the path now names another file (a create
+  // --force or a copy replaced it), everything written through the mount is in the old, unlinked file.
+  if (rec.volume_ino != 0) {
+    struct stat cur;
+    if (::stat(rec.volume.c_str(), &cur) != 0)
+      res.warnings.push_back("warning: " + rec.volume + " was removed while mounted: what was written through the "
+                             "mount went to the deleted file and is lost after this dismount");
+    else if (uint64_t(cur.st_dev) != rec.volume_dev || uint64_t(cur.st_ino) != rec.volume_ino)
+      res.warnings.push_back("warning: " + rec.volume + " was replaced by another file while mounted: what was "
+                             "written through the mount went to the old file and is lost after this dismount");
+  }
+
   // 1. The filesystem.
   if (rec.mount_helper == "udisks2" && !have_mount_privilege() && is_mount_point(rec.mount_point))
     throw Error(ErrorKind::Usage, "slot " + std::to_string(rec.slot) + " was mounted through udisks2 (by "

@@ -5,15 +5,33 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <string_view>
 
 namespace warpvol {
 
 using SecureBytes = CryptoPP::SecByteBlock;
 
-// Best effort mlock(); failure (RLIMIT_MEMLOCK) is not an error.
+// Best effort mlock() and MADV_DONTDUMP of the pages under [p, p+n); failure (RLIMIT_MEMLOCK) is not an error,
+// but the first one is passed to the failure notice (the CLI shows it under --verbose). Counted per page: a page
+// stays locked until every range locked on it has been unlocked.
 void lock_memory(const void* p, size_t n);
 void unlock_memory(const void* p, size_t n);
+uint32_t memory_lock_count(const void* p);  // live locked ranges on p's page (tests)
+
+// The system calls behind lock_memory/unlock_memory (mlock/munlock), replaceable for tests. Returns the previous.
+struct MemoryLockBackend {
+  int (*lock)(const void*, size_t);
+  int (*unlock)(const void*, size_t);
+};
+MemoryLockBackend set_memory_lock_backend(MemoryLockBackend b);
+// Called once, with one line, at the first failed mlock() after it is set (empty function: none).
+void set_memory_lock_failure_notice(std::function<void(const std::string&)> fn);
+
+// prctl(PR_SET_DUMPABLE, 0): no core dump (it would hold master keys) and no ptrace attach by the same user.
+// Called first thing by warpvol, warpvol-mountd and warpvol-gui.
+void make_process_undumpable();
 // Wipes with a store the compiler may not remove.
 void secure_wipe(void* p, size_t n);
 
