@@ -5,7 +5,8 @@
 #   run:     fuse3 (mount); exfatprogs ntfs-3g (create --filesystem exfat|ntfs; ntfs-3g also mounts NTFS where the
 #            kernel has no driver) exfat-fuse (mounts exFAT where the kernel has none)
 #   tests:   mtools dosfstools e2fsprogs fio fusefat python3-botan python3-cryptography (the independent oracles)
-#            xvfb desktop-file-utils dbus-daemon (a private system bus for the GUI's udisks2 test)
+#            xvfb xauth (xvfb-run needs it; only a Recommends of xvfb) desktop-file-utils
+#            dbus-daemon (a private system bus for the GUI's udisks2 test)
 #            python3-venv (scripts/fleet-venv.sh: warpvol-fleet's venv, Ray pinned in fleet/pyproject.toml, from PyPI)
 #   GUI:     qt6-base-dev qt6-charts-dev libqt6opengl6-dev (Qt6Charts' CMake package needs it; with
 #            --no-install-recommends nothing pulls it in) libqt6svg6 (the icons) qt6-qpa-plugins (the window)
@@ -14,7 +15,7 @@
 WARPVOL_PACKAGES=(
   build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev libssl-dev
   nlohmann-json3-dev libfuse3-dev fuse3 mtools python3-botan python3-cryptography qt6-base-dev qt6-charts-dev
-  libqt6opengl6-dev libqt6svg6 qt6-qpa-plugins xvfb desktop-file-utils fio e2fsprogs dosfstools fusefat dbus-daemon
+  libqt6opengl6-dev libqt6svg6 qt6-qpa-plugins xvfb xauth desktop-file-utils fio e2fsprogs dosfstools fusefat dbus-daemon
   dpkg-dev man-db exfatprogs ntfs-3g exfat-fuse python3-venv clang-14 libclang-rt-14-dev
 )
 
