@@ -10,13 +10,14 @@
 #            python3-venv (scripts/fleet-venv.sh: warpvol-fleet's venv, Ray pinned in fleet/pyproject.toml, from PyPI)
 #   GUI:     qt6-base-dev qt6-charts-dev libqt6opengl6-dev (Qt6Charts' CMake package needs it; with
 #            --no-install-recommends nothing pulls it in) libqt6svg6 (the icons) qt6-qpa-plugins (the window)
-#   package: dpkg-dev (dpkg-shlibdeps for the .deb's Depends) man-db (the installed-package check's `man -w`)
+#   package: dpkg-dev file (dpkg-shlibdeps for the .deb's Depends; CPack needs `file` to find the binaries) man-db
+#            (the installed-package check's `man -w`)
 #   fuzzing: clang-14 libclang-rt-14-dev (libFuzzer and the ASan/UBSan runtimes; scripts/fuzz.sh)
 WARPVOL_PACKAGES=(
   build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev libssl-dev
   nlohmann-json3-dev libfuse3-dev fuse3 mtools python3-botan python3-cryptography qt6-base-dev qt6-charts-dev
-  libqt6opengl6-dev libqt6svg6 qt6-qpa-plugins xvfb xauth desktop-file-utils fio e2fsprogs dosfstools fusefat dbus-daemon
-  dpkg-dev man-db exfatprogs ntfs-3g exfat-fuse python3-venv clang-14 libclang-rt-14-dev
+  libqt6opengl6-dev libqt6svg6 qt6-qpa-plugins xvfb xauth desktop-file-utils fio e2fsprogs dosfstools fusefat
+  dbus-daemon dpkg-dev file man-db exfatprogs ntfs-3g exfat-fuse python3-venv clang-14 libclang-rt-14-dev
 )
 
 WARPVOL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
