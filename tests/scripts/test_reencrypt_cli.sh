@@ -58,7 +58,7 @@ grep "b4.hc: failed" "$T/err.txt" | grep -q "failed: .*b4.hc" && fail "container
 "$WV" reencrypt --credentials-file "$C" --hash sha512 --new-encryption serpent --dry-run > "$T/sum.txt" 2> "$T/err.txt"
 rc=$?
 [ $rc = 2 ] || fail "--dry-run with a wrong password: exit $rc (want 2): $(cat "$T/err.txt")"
-grep -q "b4.hc: failed" "$T/sum.txt" || fail "dry-run summary: $(cat "$T/sum.txt")"
+grep -q "b4.hc: failed" "$T/err.txt" || fail "dry-run: the failed container on stderr: $(cat "$T/err.txt")"
 [ "$(grep -c ": ready -- normal volume 2 MiB: AES -> Serpent" "$T/sum.txt")" = 4 ] || fail "dry-run: $(cat "$T/sum.txt")"
 [ "$(sha256sum "$T"/b?.hc)" = "$sums_before" ] || fail "--dry-run wrote to a container"
 ls "$T"/*.warpvol-reencrypt > /dev/null 2>&1 && fail "--dry-run created a journal"
