@@ -43,13 +43,14 @@ std::optional<OuterFsInfo> probe_ext4(const PlaintextReader& read, const uint8_t
   const uint64_t desc_size = is64 ? le16(sb + 254) : 32;
   const uint64_t reserved_gdt = le16(sb + 206);
   if (incompat & 0x10) damaged("meta_bg layout is not analysed");
-  if (blocks == 0 || blocks * bs > data_size || bpg == 0 || bpg > bs * 8 || first_data >= blocks ||
+  if (blocks == 0 || blocks > data_size / bs || bpg == 0 || bpg > bs * 8 || first_data >= blocks ||
       desc_size < 32 || desc_size > bs || (desc_size & (desc_size - 1)))
     damaged("its geometry does not fit the volume");
   const uint64_t groups = (blocks - first_data + bpg - 1) / bpg;
   const uint64_t gdt_blocks = (groups * desc_size + bs - 1) / bs;
   const uint64_t itable_blocks = (ipg * inode_size + bs - 1) / bs;
   const uint64_t gdt_pos = (first_data + 1) * bs;
+  if (gdt_pos + groups * desc_size > blocks * bs) damaged("its group descriptors do not fit the filesystem");
   const bool sparse = ro_compat & 0x1, sparse2 = compat & 0x200;
   const uint32_t backup_bgs[2] = {le32(sb + 0x24C), le32(sb + 0x250)};
   auto has_super = [&](uint64_t g) {

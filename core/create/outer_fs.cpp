@@ -42,7 +42,7 @@ OuterFsInfo scan_outer_filesystem(const PlaintextReader& read, uint64_t data_siz
     info.type = "btrfs";
     return info;
   }
-  if (std::memcmp(b, "XFSB", 4) == 0) {
+  if (head.size() >= 4 && std::memcmp(b, "XFSB", 4) == 0) {
     info.type = "XFS";
     return info;
   }

@@ -36,16 +36,20 @@ std::optional<OuterFsInfo> probe_ntfs(const PlaintextReader& read, const uint8_t
   const uint64_t bps = le16(b + 11);
   if (bps < 256 || bps > 4096 || (bps & (bps - 1))) damaged("bad sector size");
   const uint8_t spc_raw = b[13];
-  const uint64_t spc = spc_raw <= 0x80 ? spc_raw : uint64_t(1) << (256 - spc_raw);
+  // Above 0x80 the byte is a negative log2; clusters past 2 MiB are refused below, so larger shifts are too.
+  const uint64_t spc = spc_raw <= 0x80 ? spc_raw : 256 - spc_raw <= 21 ? uint64_t(1) << (256 - spc_raw) : 0;
   if (spc == 0 || (spc & (spc - 1)) || spc * bps > (uint64_t(2) << 20)) damaged("bad cluster size");
   const uint64_t cluster = spc * bps;
   const uint64_t total_sectors = le64(b + 40);
-  if (total_sectors * bps > data_size) damaged("it is larger than the volume");
+  if (total_sectors > data_size / bps) damaged("it is larger than the volume");
   const uint64_t clusters = total_sectors / spc;
   const uint64_t mft_lcn = le64(b + 48);
   const int8_t rec_raw = int8_t(b[64]);
-  const uint64_t rec_size = rec_raw > 0 ? uint64_t(rec_raw) * cluster : uint64_t(1) << unsigned(-rec_raw);
+  // A negative count is log2 of the size in bytes; anything past 2^16 is refused below, so larger shifts are too.
+  const uint64_t rec_size = rec_raw > 0 ? uint64_t(rec_raw) * cluster
+                            : -int(rec_raw) <= 16 ? uint64_t(1) << unsigned(-int(rec_raw)) : 0;
   if (rec_size < 512 || rec_size > 65536 || mft_lcn >= clusters) damaged("bad MFT location or record size");
+  if (mft_lcn * cluster + 7 * rec_size > data_size) damaged("MFT record 6 lies past the end of the volume");
 
   // MFT record 6 is $Bitmap; apply the update sequence (the last two bytes of every 512-byte block).
   std::vector<uint8_t> rec(rec_size);

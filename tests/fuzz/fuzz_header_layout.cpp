@@ -27,7 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto& chains = all_chains();
   const ChainInfo& chain = chains[fuzz::take_le(p, n, 1) % chains.size()];
   const uint64_t H = fuzz::take_le(p, n, 8);
-  const uint64_t partition_offset = fuzz::take_le(p, n, 8);
+  // --system --partition N (0: none given); eight bytes, as the corpus was written with them.
+  const uint64_t partition = fuzz::take_le(p, n, 8);
   uint8_t plain[kHeaderSize] = {};
   std::memcpy(plain, p, std::min(n, kHeaderSize));
 
@@ -57,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   OpenOptions opt;
   opt.system = kind == SlotKind::System;
-  opt.system_partition_offset = partition_offset;
+  if (partition % 8) opt.system_partition = int(partition % 8);
   opt.notice = [](const std::string&) {};
   fuzz::MemoryFile file(nullptr, 0, H);
 
