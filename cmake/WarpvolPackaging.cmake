@@ -3,7 +3,7 @@
 # (libcrypto++8, libboost-program-options, the Qt 6 libraries, ...); what is loaded at run time rather than linked
 # is listed by hand.
 if(WARPVOL_STATIC_DEPS)
-  return()  # the GPU machine's static build is not a distribution build
+  return()  # a static build is made to be carried to a machine without the libraries, not to be distributed
 endif()
 
 set(CPACK_GENERATOR DEB)

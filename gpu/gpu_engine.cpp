@@ -246,8 +246,8 @@ std::unique_ptr<GpuEngine> GpuEngine::create(const GpuEngineOptions& opt, std::s
 // Page-locked buffers returned by their jobs, kept for the next ones (a batch's jobs, a job's next zone): locking
 // tens of MiB costs milliseconds. At most kKeep bytes are kept; the rest is released.
 // The memory is AlignedBuffer's (2 MiB pages where transparent huge pages are on), faulted in and then registered
-// with cudaHostRegister, rather than cudaHostAlloc's 4 KiB pages: reads from tmpfs into 4 KiB-page buffers made
-// export on the CPU engine 35% slower on the GPU machine (9.2 against 14.1 GB/s, AES, 8 GiB).
+// with cudaHostRegister, rather than cudaHostAlloc's 4 KiB pages: reads from tmpfs into 4 KiB-page buffers are
+// much slower (docs/perf/measurements-2026-11-25.md).
 struct PinnedPool {
   static constexpr size_t kKeep = size_t(1) << 30;
   std::mutex mu;

@@ -55,18 +55,25 @@ std::string unescape_mountinfo(const std::string& s) {
   return o;
 }
 
-std::vector<std::string> mount_points() {
-  std::vector<std::string> v;
+// The lines of /proc/self/mountinfo; none when it cannot be read.
+std::vector<std::string> mountinfo_lines() {
+  std::vector<std::string> lines;
   std::optional<std::string> t;
   try {
     t = read_small_file("/proc/self/mountinfo");
   } catch (const Error&) {
-    return v;
+    return lines;
   }
-  if (!t) return v;
+  if (!t) return lines;
   std::istringstream in(*t);
   std::string line;
-  while (std::getline(in, line)) {
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> mount_points() {
+  std::vector<std::string> v;
+  for (const std::string& line : mountinfo_lines()) {
     std::istringstream ls(line);
     std::string id, parent, devno, root, mp;
     if (ls >> id >> parent >> devno >> root >> mp) v.push_back(unescape_mountinfo(mp));
@@ -79,13 +86,6 @@ std::vector<std::string> mount_points() {
 // the volume itself was mounted read-write.
 std::vector<std::string> read_only_mount_points() {
   std::vector<std::string> v;
-  std::optional<std::string> t;
-  try {
-    t = read_small_file("/proc/self/mountinfo");
-  } catch (const Error&) {
-    return v;
-  }
-  if (!t) return v;
   auto has_ro = [](const std::string& opts) {
     std::istringstream os(opts);
     std::string o;
@@ -93,9 +93,7 @@ std::vector<std::string> read_only_mount_points() {
       if (o == "ro") return true;
     return false;
   };
-  std::istringstream in(*t);
-  std::string line;
-  while (std::getline(in, line)) {
+  for (const std::string& line : mountinfo_lines()) {
     std::istringstream ls(line);
     std::string id, parent, devno, root, mp, mount_opts, field;
     if (!(ls >> id >> parent >> devno >> root >> mp >> mount_opts)) continue;

@@ -529,9 +529,9 @@ struct Job::Impl {
   }
 
   // Writes [rel, rel + len) with positioned writes from several threads on disjoint ranges where the machine has
-  // the cores (one file's in-place rewrite ran 2.8 GB/s from one thread and 4.4-5.0 from 4-16 on the GPU machine's
-  // tmpfs, but slower from two than from one on the 2-core development machine). The pieces' edges are on
-  // kDirectAlign boundaries, so no 512-byte unit is split between two writes.
+  // the cores: an in-place rewrite of one file gains from several writers on many cores and loses on two
+  // (docs/perf/measurements-2026-11-25.md). The pieces' edges are on kDirectAlign boundaries, so no 512-byte unit
+  // is split between two writes.
   void write_range(uint64_t rel, const uint8_t* data, uint64_t len) {
     const uint64_t step = opt.max_write ? opt.max_write : len;
     auto write_part = [&](uint64_t from, uint64_t to) {
