@@ -16,8 +16,9 @@
 #   CHAINS  space-separated chains (default "aes serpent twofish aes-twofish-serpent kuznyechik-serpent-camellia")
 # Environment: ENGINES (default "cpu gpu auto" when the binary has a usable GPU engine, else "cpu auto"),
 #   JOBS (default "export_null export_file create import reenc_checksum reenc_journal batch"), STREAMS (floors'
-#   stream counts, default "1 4 N" with N = min(cores, 16)), BATCH_N (8), BATCH_SIZE (1G), READERS (readers of one
-#   export, for its floor; default as the export path: one per 4 cores, 2..8), ROUNDS (runs per figure, median;
+#   stream counts, default "1 4 N" with N = min(cores, 16)), BATCH_N (8), BATCH_SIZE (1G), READERS and
+#   GPU_READERS (readers of one export on the CPU engine and on the GPU or auto, for its floor; default as the export
+#   path: one per 4 cores, 2..8, and three times that up to 16), ROUNDS (runs per figure, median;
 #   default 1), VERBOSE=1 (what auto did, from --verbose).
 # Output: a table on stdout; rows also in $RESULTS (TSV) when set.
 set -uo pipefail
@@ -34,7 +35,9 @@ batch_size_arg=${BATCH_SIZE:-1G}
 # export's workers (core/job/stream.cpp: one per 4 cores, 2..8): its read floor is the one with as many streams
 w=$(( ncores / 4 )); w=$(( w < 2 ? 2 : (w > 8 ? 8 : w) ))
 readers=${READERS:-$w}
-case " $streams " in *" $readers "*) ;; *) streams="$streams $readers" ;; esac
+# Jobs on the GPU engine read with three times as many (core/job/stream.h: default_stream_workers).
+gpu_readers=${GPU_READERS:-$(( 3 * w < 16 ? 3 * w : (w > 16 ? w : 16) ))}
+for n in "$readers" "$gpu_readers"; do case " $streams " in *" $n "*) ;; *) streams="$streams $n" ;; esac; done
 rounds=${ROUNDS:-1}
 jobs=${JOBS:-"export_null export_file create import reenc_checksum reenc_journal batch"}
 
@@ -66,7 +69,7 @@ echo "folder: $dir ($(df -T "$dir" | awk 'NR==2 {print $2}')); container $size_a
 for b in "${builds[@]}"; do echo "build: $b ($(cd "$b" 2>/dev/null && git -C "$root" log -1 --format=%h 2>/dev/null))"; done
 
 # ---- test data: a random image of the data area's size (1 GiB of urandom, repeated) ----
-head -c $((1 << 30)) /dev/urandom > "$dir/rand1g"
+head -c $(( data < (1 << 30) ? data : (1 << 30) )) /dev/urandom > "$dir/rand1g"
 : > "$dir/img"
 left=$data
 while [ "$left" -gt 0 ]; do
@@ -131,8 +134,9 @@ wv() { local bin=$1; shift; printf 'pw\n' | "$bin/warpvol" "$@" --password-stdin
 # timed LABEL BYTES COMMAND...: prints "wall user sys" of the command (stdout to /dev/null, stderr to $err)
 timed() {
   local TIMEFORMAT='%R %U %S' t
-  { time "$@" > /dev/null 2> "$err"; } 2> "$dir/time" || { echo "FAILED: $*" >&2; sed 's/^/  /' "$err" >&2; }
-  cat "$dir/time"
+  if { time "$@" > /dev/null 2> "$err"; } 2> "$dir/time"; then cat "$dir/time"; else
+    echo "FAILED: $*" >&2; sed 's/^/  /' "$err" >&2; echo "FAILED"
+  fi
 }
 # row JOB CHAIN ENGINE BUILD BYTES FLOOR_NAME COMMAND...
 row() {
@@ -140,6 +144,11 @@ row() {
   shift 6
   for r in $(seq "$rounds"); do
     read -r wall user sys < <(timed "$@")
+    if [ "$wall" = FAILED ]; then  # no figure for a job that did not run
+      printf '%-15s %-28s %-5s %-10s FAILED\n' "$job" "$chain" "$engine" "$(basename "$(dirname "$b/x")")"
+      printf '%s\t%s\t%s\t%s\tFAILED\n' "$job" "$chain" "$engine" "$b" >> "$results"
+      return
+    fi
     gbs+=("$(calc "$bytes / $wall / 1e9")")
     cpus+=("$(calc "($user + $sys) / ($bytes / 1e9)")")
   done
@@ -156,7 +165,9 @@ echo
 echo "jobs (GB/s of data, % of the floor it is bound by, CPU-seconds user+sys per GB):"
 for chain in $chains; do
   first=${builds[0]}
-  wv "$first" create "$dir/v.hc" --size "$size_arg" --encryption "$chain" --hash sha512 --quick --force > /dev/null 2>&1
+  # Full creates, not --quick: a sparse container's first rewrite allocates its pages, which would slow whichever
+  # engine's row comes first, and reading holes is faster than reading data.
+  wv "$first" create "$dir/v.hc" --size "$size_arg" --encryption "$chain" --hash sha512 --force --filesystem none > /dev/null 2>&1
   have_batch=
   for job in $jobs; do
     for b in "${builds[@]}"; do
@@ -166,7 +177,8 @@ for chain in $chains; do
         o=(--engine "$e" "${vflag[@]}")
         case $job in
           export_null)
-            row "$job" "$chain" "$e" "$b" "$data" "read one file x$readers" \
+            nr=$readers; [ "$e" = cpu ] || nr=$gpu_readers
+            row "$job" "$chain" "$e" "$b" "$data" "read one file x$nr" \
               bash -c 'printf "pw\n" | "$0/warpvol" export "$1" - --password-stdin --pim 1 -q --hash sha512 --encryption "$2" "${@:3}" > /dev/null' \
               "$b" "$dir/v.hc" "$chain" "${o[@]}" ;;
           export_file)
@@ -176,7 +188,7 @@ for chain in $chains; do
             rm -f "$dir/out.raw" ;;
           create)
             row "$job" "$chain" "$e" "$b" "$data" "write a new file x1" \
-              wv "$b" create "$dir/c.hc" --size "$size_arg" --encryption "$chain" --hash sha512 --force "${o[@]}"
+              wv "$b" create "$dir/c.hc" --size "$size_arg" --encryption "$chain" --hash sha512 --force --filesystem none "${o[@]}"
             rm -f "$dir/c.hc" ;;
           import)
             row "$job" "$chain" "$e" "$b" "$data" "copy into a new file x1" \
@@ -189,7 +201,7 @@ for chain in $chains; do
           batch)
             if [ -z "$have_batch" ]; then
               for ((k = 0; k < batch_n; k++)); do
-                wv "$first" create "$dir/b$k.hc" --size "$batch_size_arg" --encryption "$chain" --hash sha512 --quick --force > /dev/null 2>&1
+                wv "$first" create "$dir/b$k.hc" --size "$batch_size_arg" --encryption "$chain" --hash sha512 --force --filesystem none > /dev/null 2>&1
               done
               have_batch=1
             fi
@@ -206,7 +218,7 @@ done
 # auto against the better of cpu and gpu, per job, chain and build
 echo
 echo "auto / best of (cpu, gpu):"
-awk -F'\t' '{ k = $1 " " $2 " " $4; v[k, $3] = $5; keys[k] = 1 }
+awk -F'\t' '$5 == "FAILED" { next } { k = $1 " " $2 " " $4; v[k, $3] = $5; keys[k] = 1 }
   END { for (k in keys) if ((k, "auto") in v && (k, "gpu") in v) {
           best = v[k, "cpu"] > v[k, "gpu"] ? v[k, "cpu"] : v[k, "gpu"];
           printf "  %-60s auto %6.2f, best %6.2f: %5.1f%%%s\n", k, v[k, "auto"], best, 100 * v[k, "auto"] / best,

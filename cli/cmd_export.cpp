@@ -263,6 +263,7 @@ class ExportCommand final : public Command {
     so.ordered = !out.positioned() || std::thread::hardware_concurrency() < 8;
     if (!direct) so.workers = 1;
     so.cancel = ctx.cancel;
+    so.summary = [&ctx](const std::string& m) { ctx.verbose_line(m); };
     std::mutex progress_mu;  // unordered sinks report from the workers
     so.progress = [&progress, &progress_mu](const ProgressUpdate& u) {
       std::lock_guard<std::mutex> lk(progress_mu);

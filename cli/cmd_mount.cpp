@@ -53,6 +53,7 @@ class MountCommand final : public Command {
   }
   bool opens_volume() const override { return true; }
   bool uses_engine() const override { return true; }
+  bool prestarts_engine() const override { return false; }  // the mount daemon is forked
   bool has_json() const override { return true; }
   void add_options(po::options_description& visible, po::options_description& hidden) const override {
     visible.add_options()

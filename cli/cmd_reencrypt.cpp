@@ -577,6 +577,7 @@ class ReencryptCommand final : public Command {
     ctx.verbose_line("engine " + bo.job.engine->name() + ": " + bo.job.engine->detail());
     bo.job.cancel = ctx.cancel;
     bo.job.notice = [&ctx](const std::string& m) { ctx.message(m); };
+    bo.job.summary = [&ctx](const std::string& m) { ctx.verbose_line(m); };
     BatchProgress progress(choose_progress_mode(vm.count("progress-json") > 0, vm.count("quiet") > 0), ctx.err);
     bo.job.progress = [&progress](const ProgressUpdate& u) { progress.update(u); };
     bo.on_prepared = [&](const std::vector<reenc::ItemResult>& items, const std::vector<const reenc::Job*>& jobs) {

@@ -48,6 +48,9 @@ class Command {
   virtual bool opens_volume() const { return false; }
   // Has a data path: --engine is added.
   virtual bool uses_engine() const { return false; }
+  // Starts the GPU engine while the password is read and the key derived (engine_factory.h: prestart_gpu_engine).
+  // Not for commands that fork a daemon afterwards.
+  virtual bool prestarts_engine() const { return uses_engine(); }
   // Accepts --json.
   virtual bool has_json() const { return false; }
   virtual int execute(Context& ctx, const po::variables_map& vm) const = 0;

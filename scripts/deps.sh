@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # warpvol's Debian/Ubuntu packages -- the ONE list, sourced by scripts/run.sh and scripts/test.sh.
-#   build:   build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev
+#   build:   build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev libxxhash-dev
 #            libssl-dev nlohmann-json3-dev libfuse3-dev
 #   run:     fuse3 (mount); exfatprogs ntfs-3g (create --filesystem exfat|ntfs; ntfs-3g also mounts NTFS where the
 #            kernel has no driver) exfat-fuse (mounts exFAT where the kernel has none)
@@ -14,7 +14,7 @@
 #            (the installed-package check's `man -w`)
 #   fuzzing: clang-14 libclang-rt-14-dev (libFuzzer and the ASan/UBSan runtimes; scripts/fuzz.sh)
 WARPVOL_PACKAGES=(
-  build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev libssl-dev
+  build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev libxxhash-dev libssl-dev
   nlohmann-json3-dev libfuse3-dev fuse3 mtools python3-botan python3-cryptography qt6-base-dev qt6-charts-dev
   libqt6opengl6-dev libqt6svg6 qt6-qpa-plugins xvfb xauth desktop-file-utils fio e2fsprogs dosfstools fusefat
   dbus-daemon dpkg-dev file man-db exfatprogs ntfs-3g exfat-fuse python3-venv clang-14 libclang-rt-14-dev

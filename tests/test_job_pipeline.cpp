@@ -105,6 +105,64 @@ TEST_CASE("job stream: export's read path equals the oracle, in order and positi
     }
 }
 
+TEST_CASE("job stream: a transform over the caller's region (a re-encryption hot zone) equals the oracle", "[job]") {
+  CpuEngine cpu;
+  // 3 MiB + 7 units in 256 KiB pieces: every piece read, transformed and handed to the sink in place.
+  Area a(ChainId::Serpent, (size_t(3) << 20) + 7 * kDataUnitSize);
+  auto key = cpu.prepare(a.chain, a.key.data());
+  for (bool ordered : {true, false})
+    for (unsigned workers : {1u, 3u}) {
+      INFO((ordered ? "ordered" : "positioned") << " sink, " << workers << " workers");
+      std::vector<uint8_t> region(a.cipher.size(), 0xEE);
+      std::vector<uint8_t> seen(a.cipher.size(), 0);
+      std::mutex mu;
+      StreamOptions so;
+      so.chunk_bytes = size_t(256) << 10;
+      so.workers = workers;
+      so.ordered = ordered;
+      so.region = region.data();
+      ChunkTransform t;
+      t.fn = [&](uint64_t pos, uint8_t* buf, size_t len) {
+        cpu.process(*key, Direction::Decrypt, a.first_unit + pos / kDataUnitSize, buf, len / kDataUnitSize);
+      };
+      t.slots = 2;
+      stream_area(
+          a.cipher.size(), [&](uint64_t pos, uint8_t* buf, size_t len) {
+            CHECK(buf == region.data() + pos);
+            std::memcpy(buf, a.cipher.data() + pos, len);
+          },
+          t,
+          [&](uint64_t pos, const uint8_t* buf, size_t len) {
+            std::lock_guard<std::mutex> lk(mu);
+            CHECK(buf == region.data() + pos);
+            std::memcpy(seen.data() + pos, buf, len);
+          },
+          so);
+      CHECK(region == a.plain);
+      CHECK(seen == a.plain);
+    }
+}
+
+TEST_CASE("auto engine: keys that never go to the GPU get the CPU engine's buffers and one caller", "[job][auto]") {
+  // Two CPU engines stand in for the CPU and the GPU; the "GPU" reports four callers. AES never goes to it (the
+  // built-in crossover), Serpent from 256 KiB.
+  struct Wide : CpuEngine {
+    Wide() : CpuEngine(1) {}
+    unsigned concurrency() const override { return 4; }
+  };
+  auto cpu = std::make_shared<CpuEngine>(1);
+  auto wide = std::make_shared<Wide>();
+  AutoEngine eng(cpu, wide, crossover_from_json(""));
+  auto key_material = noise_bytes(2 * 3 * 32, 3);
+  auto aes = eng.prepare(ChainId::Aes, key_material.data());
+  auto serpent = eng.prepare(ChainId::Serpent, key_material.data());
+  CHECK(eng.concurrency_for(*aes) == 1);
+  CHECK(eng.concurrency_for(*serpent) == 5);
+  CHECK(eng.concurrency_for(*aes, serpent.get()) == 5);  // a re-encryption AES -> Serpent uses the GPU
+  CHECK(eng.concurrency_for(*aes, aes.get()) == 1);
+  CHECK(default_stream_workers(eng.concurrency_for(*aes)) == default_stream_workers());
+}
+
 TEST_CASE("job stream: a source error stops the job and is rethrown, and no engine work outlives it", "[job]") {
   CpuEngine cpu;
   Area a(ChainId::Serpent, size_t(4) << 20);

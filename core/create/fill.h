@@ -1,12 +1,11 @@
-// The encrypt-and-write loop shared by create (fill), import and anything else that writes a whole data area:
-// three stages overlap — the caller's source fills a plaintext buffer, the engine encrypts it (asynchronously,
-// XtsEngine::submit, so the GPU is used when the engine has one), writer threads store it (one per 4 cores, at
-// least 2 so that two direct writes keep the disk's queue busy, at most 4: one thread's copies into the page cache
-// cap the rate on many-core machines) — with a small ring of large buffers, written with O_DIRECT where the file
-// system allows it (BlockFile::write_at_direct). Every `sync_every` bytes a background thread fsync()s the file, so
-// the disk writes back while the engine works instead of in one long fsync at the end. The file must allow
-// write_at() from several threads and sync() concurrently with write_at(), as PosixFile (pwrite/fsync) and
-// FailFile do.
+// The encrypt-and-write job shared by create (fill), import and anything else that writes a whole data area: the
+// job pipeline (core/job/stream.h) with the plaintext source, the engine's encryption and positioned writes of
+// each chunk from the worker that encrypted it (several workers keep a fast engine and the disk busy: one thread's
+// copies into the page cache top out at a few GB/s). Buffers are the engine's (pinned on the GPU engine) and
+// aligned, so they are written with O_DIRECT where the file system allows it (BlockFile::write_at_direct). Every
+// `sync_every` bytes a background thread fsync()s the file, so the disk writes back while the engine works instead
+// of in one long fsync at the end. The file must allow write_at() from several threads and sync() concurrently
+// with write_at(), as PosixFile (pwrite/fsync) and FailFile do.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -20,18 +19,18 @@ namespace warpvol {
 
 struct FillOptions {
   size_t chunk_bytes = size_t(8) << 20;      // per engine request; multiple of 512
-  size_t writers = 0;                         // writer threads; 0 = one per 4 cores, 2..4
-  size_t buffers = 0;                         // ring size (>= 2); 0 = writers + 4 (absorbs the disk's latency jitter)
+  size_t writers = 0;                         // workers (each reads, encrypts and writes); 0 = the pipeline's default
   uint64_t sync_every = uint64_t(256) << 20;  // 0 = only the caller syncs
   std::string phase = "fill";                 // for progress
   ProgressFn progress;
   CancelToken cancel;                         // checked per chunk; throws Error(Interrupted)
 };
 
-// Source of plaintext: fill buf[0..len) with the bytes at data-area position pos (called in order, one thread).
-// An empty source means the plaintext does not matter (a fill under a throw-away key, which nobody will ever
-// decrypt): each buffer starts as zeros and is then encrypted again as it is, so a chunk's plaintext is the
-// ciphertext its buffer held before. That spares a memset of the whole data area, 4% of create's CPU time here.
+// Source of plaintext: fill buf[0..len) with the bytes at data-area position pos (called from several threads at
+// once for disjoint ranges, in no particular order). An empty source means the plaintext does not matter (a fill
+// under a throw-away key, which nobody will ever decrypt): each buffer starts as zeros and is then encrypted again
+// as it is, so a chunk's plaintext is the ciphertext its buffer held before. That spares a memset of the whole
+// data area.
 using PlaintextSource = std::function<void(uint64_t pos, uint8_t* buf, size_t len)>;
 
 // Encrypts `length` bytes (multiple of 512) from `source` under `key` and writes them at file offset `offset`;

@@ -73,6 +73,22 @@ bool AutoEngine::large(ChainId c, size_t nunits) const {
   return nunits * kDataUnitSize >= limit;
 }
 
+bool AutoEngine::cpu_only(const EngineKey& k) const {
+  if (k.legacy()) return true;
+  auto it = crossover_.find(k.chain());
+  return it == crossover_.end() || it->second == SIZE_MAX;
+}
+
+IoBuffer AutoEngine::io_buffer_for(size_t bytes, const EngineKey& a, const EngineKey* b) {
+  if (cpu_only(a) && (!b || cpu_only(*b))) return cpu_->io_buffer(bytes);
+  return gpu_->io_buffer(bytes);
+}
+
+unsigned AutoEngine::concurrency_for(const EngineKey& a, const EngineKey* b) const {
+  if (cpu_only(a) && (!b || cpu_only(*b))) return cpu_->concurrency();
+  return concurrency();
+}
+
 double AutoEngine::now() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
 }

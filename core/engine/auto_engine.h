@@ -45,6 +45,10 @@ class AutoEngine final : public XtsEngine {
   IoBuffer io_buffer(size_t bytes) override { return gpu_->io_buffer(bytes); }
   // The GPU's callers plus one on the CPU (whose requests run one at a time, each on all cores).
   unsigned concurrency() const override { return gpu_->concurrency() + cpu_->concurrency(); }
+  // Keys whose requests all stay on the CPU (a chain that is never faster on the GPU, legacy modes) get the CPU
+  // engine's buffers and its one caller at a time: the GPU's would only add callers that run on one thread each.
+  IoBuffer io_buffer_for(size_t bytes, const EngineKey& a, const EngineKey* b = nullptr) override;
+  unsigned concurrency_for(const EngineKey& a, const EngineKey* b = nullptr) const override;
 
   // Bytes each engine processed so far (tests, --verbose).
   uint64_t cpu_bytes() const;
@@ -78,6 +82,7 @@ class AutoEngine final : public XtsEngine {
     size_t nunits;
   };
   bool large(ChainId c, size_t nunits) const;
+  bool cpu_only(const EngineKey& k) const;  // none of the key's requests can go to the GPU
   double now() const;
   Lane pick(const Op& op, size_t bytes);
   void finished(const Op& op, Lane lane, size_t bytes);

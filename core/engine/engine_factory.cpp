@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <system_error>
 #include <mutex>
 
 #include "core/engine/auto_engine.h"
@@ -35,7 +37,39 @@ size_t default_crossover(ChainId id) {
   return size_t(256) << 10;
 }
 
+struct GpuStart {
+  std::unique_ptr<XtsEngine> engine;
+  std::string why;
+};
+
+std::mutex& prestart_mu() {
+  static std::mutex m;
+  return m;
+}
+std::future<GpuStart>& prestarted() {
+  static std::future<GpuStart> f;
+  return f;
+}
+
+GpuStart start_gpu() {
+  GpuStart r;
+  r.why = "this build has no CUDA engine";
+  if (gpu_factory()) r.engine = gpu_factory()(r.why);
+  return r;
+}
+
 }  // namespace
+
+void prestart_gpu_engine(EngineChoice choice) {
+  if (choice == EngineChoice::Cpu || !gpu_factory()) return;
+  std::lock_guard<std::mutex> lk(prestart_mu());
+  if (prestarted().valid()) return;
+  try {
+    prestarted() = std::async(std::launch::async, start_gpu);
+  } catch (const std::system_error&) {
+    // No thread: make_engine() creates it then.
+  }
+}
 
 std::optional<EngineChoice> parse_engine_choice(std::string_view s) {
   if (s == "auto") return EngineChoice::Auto;
@@ -50,9 +84,13 @@ bool gpu_engine_compiled() { return static_cast<bool>(gpu_factory()); }
 std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
   auto cpu = std::make_shared<CpuEngine>(opt.cpu_threads);
   if (opt.choice == EngineChoice::Cpu) return cpu;
-  std::string why = "this build has no CUDA engine";
-  std::shared_ptr<XtsEngine> gpu;
-  if (gpu_factory()) gpu = gpu_factory()(why);
+  GpuStart start;
+  {
+    std::lock_guard<std::mutex> lk(prestart_mu());
+    start = prestarted().valid() ? prestarted().get() : start_gpu();
+  }
+  std::string why = std::move(start.why);
+  std::shared_ptr<XtsEngine> gpu = std::move(start.engine);
   if (!gpu) {
     if (opt.choice == EngineChoice::Gpu) throw Error(ErrorKind::Usage, "--engine gpu: " + why);
     if (opt.verbose) opt.verbose(why + ": using the CPU engine (which also runs TrueCrypt's legacy modes)");

@@ -33,6 +33,12 @@ struct EngineOptions {
 // Gpu when asked but unavailable: throws Error(Usage) with the reason. Auto without a GPU: the CPU engine.
 std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt);
 
+// Starts creating the GPU engine on a background thread, for a command that will call make_engine() with
+// `choice` after reading the password and deriving the header key: creating a CUDA context takes a large part of
+// a second, which then overlaps that work instead of adding to it. The next make_engine() takes the result. Not
+// for a process that forks afterwards (a CUDA context does not survive fork()).
+void prestart_gpu_engine(EngineChoice choice);
+
 // Crossover sizes (bytes) per chain for auto dispatch.
 std::map<ChainId, size_t> load_crossover();
 // load_crossover's reader: the built-in defaults overridden by the chains the JSON text names (a number of bytes,

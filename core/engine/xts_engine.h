@@ -52,6 +52,16 @@ class XtsEngine {
   // all cores and runs a second concurrent call on its caller's thread alone, so a pipeline that keeps several
   // chunks in flight gives it one at a time; the GPU engine overlaps one caller's copies with another's kernels.
   virtual unsigned concurrency() const { return 1; }
+  // The same two for a job's keys (b: a re-encryption's target key, or null): an engine that runs some chains
+  // elsewhere (auto keeps AES and the legacy modes on the CPU) answers for where these keys' requests go.
+  virtual IoBuffer io_buffer_for(size_t bytes, const EngineKey& a, const EngineKey* b = nullptr) {
+    (void)a, (void)b;
+    return io_buffer(bytes);
+  }
+  virtual unsigned concurrency_for(const EngineKey& a, const EngineKey* b = nullptr) const {
+    (void)a, (void)b;
+    return concurrency();
+  }
 };
 
 constexpr size_t kChunkUnits = 512;  // 256 KiB, TrueCrypt's encryption primitive's chunk

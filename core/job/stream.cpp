@@ -1,6 +1,10 @@
 #include "core/job/stream.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -12,15 +16,56 @@
 
 namespace warpvol {
 
-unsigned default_stream_workers() {
+unsigned default_stream_workers(unsigned engine_concurrency) {
+  if (const char* e = std::getenv("WARPVOL_STREAM_WORKERS")) {  // tuning runs (bench/jobs.sh)
+    const long n = std::strtol(e, nullptr, 10);
+    if (n >= 1 && n <= 64) return unsigned(n);
+  }
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  return std::clamp(hw / 4, 2u, 8u);
+  const unsigned base = std::clamp(hw / 4, 2u, 8u);
+  return engine_concurrency > 1 ? std::min(3 * base, std::max(16u, base)) : base;
 }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Thread-seconds per stage, summed over the threads.
+struct StageTimes {
+  std::atomic<int64_t> read{0}, engine_wait{0}, engine{0}, sink{0}, sink_wait{0};
+  static void add(std::atomic<int64_t>& a, Clock::time_point t0) {
+    a += std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count();
+  }
+  std::string line(unsigned workers, unsigned engine_slots, double wall) const {
+    char b[320];
+    std::snprintf(b, sizeof b,
+                  "stream: %u workers, %u engine callers, %.3f s; thread-seconds: read %.3f, waiting for the engine "
+                  "%.3f, engine %.3f, sink %.3f, sink waiting for chunks %.3f",
+                  workers, engine_slots, wall, read / 1e6, engine_wait / 1e6, engine / 1e6, sink / 1e6,
+                  sink_wait / 1e6);
+    return b;
+  }
+};
+
+}  // namespace
 
 void stream_area(uint64_t length, const ChunkSource& source, XtsEngine* engine, std::shared_ptr<const EngineKey> key,
                  Direction d, uint64_t first_unit, const ChunkSink& sink, const StreamOptions& opt) {
+  if (!engine) return stream_area(length, source, ChunkTransform{}, sink, opt);
+  if (length % kDataUnitSize) throw Error(ErrorKind::Usage, "internal: stream length not a multiple of 512");
+  ChunkTransform t;
+  t.fn = [engine, key, d, first_unit](uint64_t pos, uint8_t* buf, size_t len) {
+    engine->process(*key, d, first_unit + pos / kDataUnitSize, buf, len / kDataUnitSize);
+  };
+  t.slots = std::max(1u, engine->concurrency_for(*key));
+  t.buffer = [engine, key](size_t n) { return engine->io_buffer_for(n, *key); };
+  stream_area(length, source, t, sink, opt);
+}
+
+void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransform& transform, const ChunkSink& sink,
+                 const StreamOptions& opt) {
   const size_t chunk = std::max<size_t>(kDataUnitSize, opt.chunk_bytes / kDataUnitSize * kDataUnitSize);
-  if (engine && length % kDataUnitSize) throw Error(ErrorKind::Usage, "internal: stream length not a multiple of 512");
+  const bool engine = static_cast<bool>(transform.fn);
   ProgressUpdate pu;
   pu.phase = opt.phase;
   pu.bytes_total = length;
@@ -31,15 +76,27 @@ void stream_area(uint64_t length, const ChunkSource& source, XtsEngine* engine, 
     return;
   }
   const uint64_t nchunks = (length + chunk - 1) / chunk;
-  const unsigned nworkers = unsigned(std::min<uint64_t>(opt.workers ? opt.workers : default_stream_workers(), nchunks));
-  // Ordered: a ring of in_flight buffers, chunk k in slot k % n. Unordered: one buffer per worker.
-  const size_t nslots = opt.ordered ? size_t(std::min<uint64_t>(
-                                          opt.in_flight ? opt.in_flight : std::max<size_t>(4, 2 * nworkers), nchunks))
-                                    : nworkers;
+  const unsigned engine_slots = engine ? std::max(1u, transform.slots) : 1;
+  const unsigned nworkers = unsigned(std::min<uint64_t>(
+      opt.workers ? opt.workers : default_stream_workers(engine ? engine_slots : 1), nchunks));
+  // Region: chunk k at region + k * chunk, no ring. Ordered: a ring of in_flight buffers, chunk k in slot k % n.
+  // Unordered: one buffer per worker.
+  const bool region = opt.region != nullptr;
+  const size_t nslots = region       ? size_t(nchunks)
+                        : opt.ordered ? size_t(std::min<uint64_t>(
+                                            opt.in_flight ? opt.in_flight : std::max<size_t>(4, 2 * nworkers), nchunks))
+                                      : nworkers;
   const size_t bufsize = size_t(std::min<uint64_t>(chunk, length));
+  StageTimes times;
+  const auto t_start = Clock::now();
   std::vector<IoBuffer> bufs;
-  for (size_t i = 0; i < nslots; ++i)
-    bufs.push_back(engine ? engine->io_buffer(bufsize) : IoBuffer::aligned(bufsize));
+  if (!region)
+    for (size_t i = 0; i < nslots; ++i)
+      bufs.push_back(transform.buffer ? transform.buffer(bufsize) : IoBuffer::aligned(bufsize));
+  auto chunk_buf = [&](uint64_t k, unsigned w) -> uint8_t* {
+    if (region) return opt.region + k * chunk;
+    return bufs[opt.ordered ? size_t(k % nslots) : w].data();
+  };
 
   std::mutex mu;
   std::condition_variable cv;
@@ -50,7 +107,6 @@ void stream_area(uint64_t length, const ChunkSource& source, XtsEngine* engine, 
   bool abort = false;
   std::exception_ptr error;
   // Engine calls at once: reads go on in parallel, the engine gets as many callers as add throughput.
-  const unsigned engine_slots = engine ? std::max(1u, engine->concurrency()) : 1;
   unsigned engine_busy = 0;
   std::condition_variable engine_cv;
   auto fail = [&](std::exception_ptr e) {
@@ -76,21 +132,27 @@ void stream_area(uint64_t length, const ChunkSource& source, XtsEngine* engine, 
         uint64_t k;
         {
           std::unique_lock<std::mutex> lk(mu);
-          if (opt.ordered) cv.wait(lk, [&] { return abort || next >= nchunks || next < consumed + nslots; });
+          if (opt.ordered && !region)
+            cv.wait(lk, [&] { return abort || next >= nchunks || next < consumed + nslots; });
           if (abort || next >= nchunks) return;
           k = next++;
         }
         if (opt.cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
         const uint64_t pos = k * chunk;
         const size_t len = size_t(std::min<uint64_t>(chunk, length - pos));
-        uint8_t* buf = bufs[opt.ordered ? size_t(k % nslots) : w].data();
+        uint8_t* buf = chunk_buf(k, w);
+        auto t = Clock::now();
         source(pos, buf, len);
+        StageTimes::add(times.read, t);
         if (engine) {
+          t = Clock::now();
           {
             std::unique_lock<std::mutex> lk(mu);
             engine_cv.wait(lk, [&] { return engine_busy < engine_slots; });
             ++engine_busy;
           }
+          StageTimes::add(times.engine_wait, t);
+          t = Clock::now();
           struct Release {
             std::mutex& mu;
             unsigned& busy;
@@ -103,14 +165,17 @@ void stream_area(uint64_t length, const ChunkSource& source, XtsEngine* engine, 
               cv.notify_one();
             }
           } release{mu, engine_busy, engine_cv};
-          engine->process(*key, d, first_unit + pos / kDataUnitSize, buf, len / kDataUnitSize);
+          transform.fn(pos, buf, len);
+          StageTimes::add(times.engine, t);
         }
         if (opt.ordered) {
           std::lock_guard<std::mutex> lk(mu);
           ready[size_t(k % nslots)] = int64_t(k);
           cv.notify_all();
         } else {
+          t = Clock::now();
           sink(pos, buf, len);
+          StageTimes::add(times.sink, t);
           report(len);
         }
       }
@@ -128,15 +193,19 @@ void stream_area(uint64_t length, const ChunkSource& source, XtsEngine* engine, 
     try {
       for (uint64_t k = 0; k < nchunks; ++k) {
         const size_t slot = size_t(k % nslots);
+        auto t = Clock::now();
         {
           std::unique_lock<std::mutex> lk(mu);
           cv.wait(lk, [&] { return abort || ready[slot] == int64_t(k); });
           if (abort) break;
         }
+        StageTimes::add(times.sink_wait, t);
+        t = Clock::now();
         if (opt.cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
         const uint64_t pos = k * chunk;
         const size_t len = size_t(std::min<uint64_t>(chunk, length - pos));
-        sink(pos, bufs[slot].data(), len);
+        sink(pos, chunk_buf(k, 0), len);
+        StageTimes::add(times.sink, t);
         report(len);
         {
           std::lock_guard<std::mutex> lk(mu);
@@ -153,6 +222,9 @@ void stream_area(uint64_t length, const ChunkSource& source, XtsEngine* engine, 
   for (auto& b : bufs) secure_wipe(b.data(), b.size());
   if (error) std::rethrow_exception(error);
   if (opt.cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
+  if (opt.summary)
+    opt.summary(times.line(nworkers, engine ? engine_slots : 0,
+                           std::chrono::duration<double>(Clock::now() - t_start).count()));
   pu.bytes_done = length;
   pu.finished = true;
   if (opt.progress) opt.progress(pu);

@@ -7,10 +7,13 @@
 // Ordered sinks (a pipe, a device written in order) get the chunks in order from the calling thread, with up to
 // `in_flight` chunks read ahead; unordered sinks (positioned writes into a regular file) are called from the
 // workers as each chunk is done. The sink owns the output's checks and commit: this file moves bytes only.
+// The general form takes any in-place transform of a chunk (re-encryption's decrypt-then-encrypt, by volume part)
+// and can work in a caller's buffer that keeps the whole area (a re-encryption hot zone, written out afterwards).
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "core/engine/xts_engine.h"
 #include "core/util/progress.h"
@@ -25,6 +28,12 @@ struct StreamOptions {
   std::string phase = "stream";
   ProgressFn progress;
   CancelToken cancel;                    // checked per chunk; throws Error(Interrupted)
+  // The whole area's buffer (at least length bytes), chunk at pos in region + pos, instead of a ring of buffers:
+  // nothing is read ahead of the sink beyond the area, and the caller keeps the result.
+  uint8_t* region = nullptr;
+  // Gets one line at the end: where the threads spent their time (reading, waiting for and in the engine, the
+  // sink), to tell which stage bounds the job (--verbose).
+  std::function<void(const std::string&)> summary;
 };
 
 // Fills buf[0..len) with the area's bytes at pos (ciphertext, or plaintext when no engine is given). Called from
@@ -33,12 +42,28 @@ using ChunkSource = std::function<void(uint64_t pos, uint8_t* buf, size_t len)>;
 // Takes the processed bytes at pos.
 using ChunkSink = std::function<void(uint64_t pos, const uint8_t* buf, size_t len)>;
 
+// Transforms buf[0..len), the chunk at pos, in place. Called from up to `slots` threads at once.
+struct ChunkTransform {
+  std::function<void(uint64_t pos, uint8_t* buf, size_t len)> fn;
+  unsigned slots = 1;
+  std::function<IoBuffer(size_t)> buffer;  // ring buffers (the engine's io_buffer); empty: page-aligned memory
+};
+
+// Streams [0, length) from source through transform (none: bytes go through unchanged) to sink. Ring buffers are
+// wiped before they are released (a region is the caller's). Returns when the sink took everything; rethrows the
+// first error.
+void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransform& transform, const ChunkSink& sink,
+                 const StreamOptions& opt);
+
 // Streams [0, length) from source through engine (direction d, data unit of position 0 = first_unit; no engine:
 // bytes go through unchanged) to sink. With an engine, length and chunk_bytes must be multiples of 512. Buffers
 // are wiped before they are released. Returns when the sink took everything; rethrows the first error.
 void stream_area(uint64_t length, const ChunkSource& source, XtsEngine* engine, std::shared_ptr<const EngineKey> key,
                  Direction d, uint64_t first_unit, const ChunkSink& sink, const StreamOptions& opt);
 
-unsigned default_stream_workers();
+// Readers for a job: one per 4 cores (2..8), or WARPVOL_STREAM_WORKERS. An engine that takes several callers at
+// once (the GPU's pipeline) leaves the cores idle, so its jobs read with three times as many (up to 16): one
+// reader alone is the bound on tmpfs and most devices.
+unsigned default_stream_workers(unsigned engine_concurrency = 1);
 
 }  // namespace warpvol

@@ -24,7 +24,8 @@ namespace warpvol::reenc {
 namespace {
 
 constexpr char kMagic[8] = {'W', 'V', 'R', 'E', 'E', 'N', 'C', '1'};
-constexpr uint32_t kFormatVersion = 1;
+// The format version names the checksum entries' hash (UnitHash): 1 = SHA-256/128, 2 = XXH3-128; nothing else
+// differs, so journals of earlier versions still resume.
 constexpr char kMacLabel[] = "warpvol reencrypt journal v1";
 // No journal is larger than this (a 1 GiB journal-mode hot zone plus headers); anything bigger is not ours.
 constexpr uint64_t kMaxJournalBytes = (uint64_t(1) << 30) + (1 << 20);
@@ -221,7 +222,7 @@ MacKey journal_mac_key(const std::vector<const uint8_t*>& key_areas) {
 JournalBytes serialize_journal(const Journal& j, const MacKey& key) {
   Writer w;
   w.bytes(kMagic, 8);
-  w.u32(kFormatVersion);
+  w.u32(uint32_t(j.unit_hash));
   w.u32(uint32_t(j.resilience));
   w.u64(j.container_size);
   w.u64(j.hotzone);
@@ -268,9 +269,10 @@ Journal parse_journal(const std::vector<uint8_t>& bytes) {
     Reader r(bytes.data(), bytes.size() - kMacSize);
     r.take(8);
     const uint32_t version = r.u32();
-    if (version != kFormatVersion)
+    if (version != uint32_t(UnitHash::Sha256_128) && version != uint32_t(UnitHash::Xxh3_128))
       throw Error(ErrorKind::Format, "journal format version " + std::to_string(version) + " is not supported");
     Journal j;
+    j.unit_hash = UnitHash(version);
     const uint32_t res = r.u32();
     if (res != 1 && res != 2) throw Error(ErrorKind::Format, "bad resilience mode");
     j.resilience = Resilience(res);

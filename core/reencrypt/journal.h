@@ -2,8 +2,8 @@
 // file next to the container and replaced atomically at every commit point (core/reencrypt/reencrypt.h explains
 // the protocol that writes it).
 //
-// File layout (integers little-endian, sizes exact; version 1):
-//   "WVREENC1" | u32 format version | u32 resilience (1 checksum, 2 journal)
+// File layout (integers little-endian, sizes exact):
+//   "WVREENC1" | u32 format version (= the checksum entries' hash, UnitHash) | u32 resilience (1 checksum, 2 journal)
 //   u64 container size | u64 hot-zone size | u64 range offset | u64 range size | u64 range first data unit
 //   u32 part count (1 or 2), then per part (the normal/outer volume first, then the hidden one):
 //     u32 slot (1 normal, 2 hidden) | u32 old format (1 VeraCrypt, 2 TrueCrypt) | u32 old chain | u32 old PRF
@@ -55,8 +55,15 @@ enum class Phase : uint32_t {
   Finalizing = 3,  // all data new; final headers being written
 };
 
-// Checksum protection: per 512-byte unit of the hot zone, the first 16 bytes of SHA-256 of its NEW ciphertext.
-// (A unit holds old ciphertext exactly when re-encrypting it gives the recorded hash, so the old data needs none.)
+// Checksum protection: per 512-byte unit of the hot zone, a 128-bit hash of its NEW ciphertext. (A unit holds old
+// ciphertext exactly when re-encrypting it gives the recorded hash, so the old data needs none.)
+// The hash only tells three states of one unit apart (new ciphertext as recorded, old ciphertext that re-encrypts
+// to it, anything else such as a torn write) after an accident; it is not what protects the journal against
+// forgery (the MAC below covers the entries). Nobody chooses the ciphertext it is computed over without the keys,
+// so a 128-bit non-cryptographic hash with good dispersion (XXH3-128, tens of GB/s per core) misses a difference
+// with the same 2^-128 chance as truncated SHA-256 (about 1 GB/s per core, which bounded re-encryption on many
+// cores). Journals written with SHA-256/128 (format version 1) keep it on resume.
+enum class UnitHash : uint32_t { Sha256_128 = 1, Xxh3_128 = 2 };
 constexpr size_t kUnitHashSize = 16;
 constexpr size_t kChecksumEntrySize = kUnitHashSize;
 
@@ -88,6 +95,7 @@ struct JournalState {
 };
 
 struct Journal {
+  UnitHash unit_hash = UnitHash::Xxh3_128;  // of checksum entries; new jobs use XXH3-128
   Resilience resilience = Resilience::Checksum;
   uint64_t container_size = 0;
   uint64_t hotzone = 0;

@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <future>
@@ -21,6 +23,8 @@
 #include "core/format/header_writer.h"
 #include "core/reencrypt/legacy_advice.h"
 #include "core/reencrypt/marker.h"
+#include "core/reencrypt/unit_hash.h"
+#include "core/job/stream.h"
 #include "core/util/aligned_buffer.h"
 #include "core/util/error.h"
 
@@ -39,32 +43,17 @@ Sha256 sha256(const uint8_t* p, size_t n) {
   return out;
 }
 
-// SHA-256 truncated to 16 bytes of each 512-byte unit, into out[16 i ..], on all cores.
-void hash_units(const uint8_t* data, size_t nunits, uint8_t* out) {
-  auto work = [&](size_t from, size_t to) {
-    SHA256_CTX c;
-    uint8_t d[32];
-    for (size_t i = from; i < to; ++i) {
-      SHA256_Init(&c);
-      SHA256_Update(&c, data + i * kDataUnitSize, kDataUnitSize);
-      SHA256_Final(d, &c);
-      std::memcpy(out + i * kUnitHashSize, d, kUnitHashSize);
-    }
-  };
-  const unsigned T = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), unsigned(nunits / 2048)));
-  if (T <= 1) {
-    work(0, nunits);
-    return;
+// A hot zone's pieces in the job pipeline (several readers and engine callers per zone).
+constexpr size_t kZonePiece = size_t(4) << 20;
+
+// Seconds per stage of one container's run (prepare runs on a helper thread, overlapping the commit and write).
+struct StageTimes {
+  using Clock = std::chrono::steady_clock;
+  std::atomic<int64_t> read{0}, engine{0}, protect{0}, commit{0}, write{0}, sync{0}, wait{0};
+  static void add(std::atomic<int64_t>& a, Clock::time_point t0) {
+    a += std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count();
   }
-  std::vector<std::thread> th;
-  const size_t per = (nunits + T - 1) / T;
-  for (unsigned t = 1; t < T; ++t) {
-    const size_t a = std::min(nunits, t * per), b = std::min(nunits, (t + 1) * per);
-    th.emplace_back(work, a, b);
-  }
-  work(0, std::min(nunits, per));
-  for (auto& t : th) t.join();
-}
+};
 
 uint32_t magic_of(VolumeFormat f) { return f == VolumeFormat::TrueCrypt ? kMagicTrue : kMagicVera; }
 
@@ -141,6 +130,7 @@ struct Job::Impl {
   bool resuming = false;
   bool on_disk = false;  // a journal exists (J0 passed)
   std::chrono::steady_clock::time_point t0;
+  StageTimes times;
   uint64_t bytes_this_run = 0;
 
   ~Impl() {
@@ -270,6 +260,7 @@ struct Job::Impl {
 
     const OpenedHeader& first = opened[0].first;
     j.resilience = opt.resilience;
+    j.unit_hash = opt.unit_hash;
     j.container_size = H;
     j.hotzone = opt.hotzone;
     j.range_offset = first.data_offset;
@@ -577,18 +568,44 @@ struct Job::Impl {
   void prepare_zone(Zone& z, uint64_t off) {  // P_k
     z.off = off;
     z.len = std::min(j.hotzone, j.range_size - off);
-    // The engine's buffer: pinned on the GPU engine (DMA without a staging copy), page-aligned on the CPU engine
-    // (pread into one 16 bytes past a cache-line boundary, where malloc puts a large vector's data, ran at a third
-    // of the speed on the development machine).
-    if (z.data.size() < z.len) z.data = opt.engine->io_buffer(size_t(z.len));
-    rfile->read_at(j.range_offset + off, z.data.data(), size_t(z.len));
+    const Part& p0 = parts[0];
+    // The engine's buffer for these keys: pinned where the GPU engine takes them (DMA without a staging copy),
+    // page-aligned on the CPU engine (pread into one 16 bytes past a cache-line boundary, where malloc puts a
+    // large vector's data, ran at a third of the speed).
+    if (z.data.size() < z.len) z.data = opt.engine->io_buffer_for(size_t(z.len), *p0.old_key, p0.new_key.get());
     const size_t nunits = size_t(z.len / kDataUnitSize);
-    if (j.resilience == Resilience::Journal) z.prot.assign(z.data.data(), z.data.data() + z.len);
-    reencrypt_range(off, z.data.data(), z.len);
-    if (j.resilience == Resilience::Checksum) {
-      z.prot.resize(nunits * kChecksumEntrySize);
-      hash_units(z.data.data(), nunits, z.prot.data());
-    }
+    const bool journal = j.resilience == Resilience::Journal;
+    z.prot.resize(journal ? size_t(z.len) : nunits * kChecksumEntrySize);
+    // The zone goes through the job pipeline in pieces: several readers, the engine's callers, and each piece's
+    // checksums on its reader's thread, so reading, re-encrypting and hashing overlap.
+    StreamOptions so;
+    so.chunk_bytes = kZonePiece;
+    so.region = z.data.data();
+    so.ordered = false;
+    ChunkTransform t;
+    t.fn = [&](uint64_t pos, uint8_t* buf, size_t len) {
+      const auto t0 = StageTimes::Clock::now();
+      reencrypt_range(off + pos, buf, len);
+      StageTimes::add(times.engine, t0);
+    };
+    t.slots = opt.engine->concurrency_for(*p0.old_key, p0.new_key.get());
+    auto source = [&](uint64_t pos, uint8_t* buf, size_t len) {
+      auto t0 = StageTimes::Clock::now();
+      rfile->read_at(j.range_offset + off + pos, buf, len);
+      StageTimes::add(times.read, t0);
+      if (journal) {
+        t0 = StageTimes::Clock::now();
+        std::memcpy(z.prot.data() + pos, buf, len);
+        StageTimes::add(times.protect, t0);
+      }
+    };
+    auto sink = [&](uint64_t pos, const uint8_t* buf, size_t len) {
+      if (journal) return;
+      const auto t0 = StageTimes::Clock::now();
+      hash_units(j.unit_hash, buf, len / kDataUnitSize, z.prot.data() + pos / kDataUnitSize * kChecksumEntrySize, 1);
+      StageTimes::add(times.protect, t0);
+    };
+    stream_area(z.len, source, t, sink, so);
     sentinel_from(*rfile, off + z.len, z.sentinel);
   }
 
@@ -608,7 +625,7 @@ struct Job::Impl {
       const uint8_t* prot = j.state.protection;
       file->read_at(j.range_offset + a, buf.data(), buf.size());
       std::vector<uint8_t> now(nunits * kUnitHashSize);
-      hash_units(buf.data(), nunits, now.data());
+      hash_units(j.unit_hash, buf.data(), nunits, now.data(), std::thread::hardware_concurrency());
       std::vector<bool> is_old(nunits);
       for (size_t i = 0; i < nunits; ++i)
         is_old[i] = std::memcmp(now.data() + i * kUnitHashSize, prot + i * kUnitHashSize, kUnitHashSize) != 0;
@@ -628,7 +645,7 @@ struct Job::Impl {
         reencrypt_range(a + uint64_t(i) * kDataUnitSize, buf.data() + i * kDataUnitSize,
                         uint64_t(k - i) * kDataUnitSize);
       });
-      hash_units(buf.data(), nunits, now.data());
+      hash_units(j.unit_hash, buf.data(), nunits, now.data(), std::thread::hardware_concurrency());
       size_t n_old = 0;
       for (size_t i = 0; i < nunits; ++i) {
         if (!is_old[i]) continue;
@@ -688,9 +705,15 @@ struct Job::Impl {
       s.sentinel = z.sentinel.sentinel;
       s.protection = z.prot.data();
       s.protection_size = z.prot.size();
+      auto t = StageTimes::Clock::now();
       commit(s);                              // Z_k: COMMIT POINT
+      StageTimes::add(times.commit, t);
+      t = StageTimes::Clock::now();
       write_range(off, z.data.data(), z.len);  // W_k
+      StageTimes::add(times.write, t);
+      t = StageTimes::Clock::now();
       file->sync();
+      StageTimes::add(times.sync, t);
       bytes_this_run += z.len;
       j.state.progress = noff;
       report("reencrypt");
@@ -711,7 +734,9 @@ struct Job::Impl {
                                                 std::to_string(noff) + " of " + std::to_string(j.range_size) +
                                                 " bytes done); run the same command again to resume");
       }
+      t = StageTimes::Clock::now();
       if (next.valid()) next.get();
+      StageTimes::add(times.wait, t);
       off = noff;
       cur = 1 - cur;
     }
@@ -750,6 +775,16 @@ struct Job::Impl {
     report("done", true);
     r.bytes = bytes_this_run;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (opt.summary) {
+      char b[400];
+      std::snprintf(b, sizeof b,
+                    "%s: %.3f s; thread-seconds preparing zones (beside the writes): read %.3f, engine %.3f, %s "
+                    "%.3f; seconds: journal commits %.3f, writes %.3f, fsync %.3f, waiting for the next zone %.3f",
+                    path.c_str(), r.seconds, times.read / 1e6, times.engine / 1e6,
+                    j.resilience == Resilience::Journal ? "journal copy" : "checksums", times.protect / 1e6,
+                    times.commit / 1e6, times.write / 1e6, times.sync / 1e6, times.wait / 1e6);
+      opt.summary(b);
+    }
     return r;
   }
 };

@@ -29,8 +29,9 @@
 //     open refuses them pointing to `reencrypt --resume`, with either set of credentials.
 // For each hot zone k = [a, b) of the range (at most hotzone bytes):
 //   P_k  read the old ciphertext of [a, b); re-encrypt it in memory; protection = checksum: per 512-byte unit
-//        SHA-256/128 of its NEW ciphertext | journal: a copy of the OLD ciphertext; sentinel = SHA-256 of the old
-//        ciphertext of the unit at b. (Pipelined: P_{k+1} runs while zone k is being written.)
+//        a 128-bit hash of its NEW ciphertext (journal.h, UnitHash) | journal: a copy of the OLD ciphertext;
+//        sentinel = SHA-256 of the old ciphertext of the unit at b. (Pipelined: P_{k+1} runs while zone k is being
+//        written; within P_k, pieces are read, re-encrypted and hashed in parallel: core/job/stream.h.)
 //   Z_k  COMMIT POINT k (= SAFE POINT of zone k-1): journal {phase Data, progress a, hot zone [a, b), protection,
 //        sentinel} stored (fsync temp, rename, fsync dir). Only now may [a, b) be overwritten.
 //   W_k  write the new ciphertext of [a, b), fsync the container. Zone k is durable.
@@ -104,6 +105,7 @@ enum class StartPolicy { StartOrResume, ResumeOnly };
 
 struct JobOptions {
   Resilience resilience = Resilience::Checksum;  // for new jobs; a resumed job keeps its own
+  UnitHash unit_hash = UnitHash::Xxh3_128;       // checksum entries of new jobs (tests write earlier journals)
   uint64_t hotzone = kDefaultHotzone;            // for new jobs
   std::string journal_dir;                       // default: the container's folder
   StartPolicy policy = StartPolicy::StartOrResume;
@@ -111,6 +113,9 @@ struct JobOptions {
   CancelToken cancel;
   ProgressFn progress;                           // item = the volume path
   std::function<void(const std::string&)> notice;
+  // Gets one line per container at the end: where its time went (read, engine, protection, journal commits,
+  // writes, fsync, waiting for the next zone), to tell which stage bounds the job (--verbose).
+  std::function<void(const std::string&)> summary;
   // Tests: fault injection on the container and on the journal's files; largest single container write.
   FileWrapper wrap_volume;
   FileWrapper wrap_journal;

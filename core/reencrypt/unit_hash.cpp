@@ -1,0 +1,52 @@
+#include "core/reencrypt/unit_hash.h"
+
+#include <openssl/sha.h>
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+// xxHash's inline build: the functions are compiled here (header only), so static builds need no library.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "core/crypto/xts.h"
+
+namespace warpvol::reenc {
+
+namespace {
+
+void hash_range(UnitHash h, const uint8_t* data, size_t from, size_t to, uint8_t* out) {
+  static_assert(kUnitHashSize == 16, "both hashes give 128 bits");
+  for (size_t i = from; i < to; ++i) {
+    const uint8_t* unit = data + i * kDataUnitSize;
+    uint8_t* dst = out + i * kUnitHashSize;
+    if (h == UnitHash::Xxh3_128) {
+      XXH128_canonical_t c;
+      XXH128_canonicalFromHash(&c, XXH3_128bits(unit, kDataUnitSize));
+      std::memcpy(dst, c.digest, kUnitHashSize);
+    } else {
+      uint8_t d[32];
+      SHA256(unit, kDataUnitSize, d);
+      std::memcpy(dst, d, kUnitHashSize);
+    }
+  }
+}
+
+}  // namespace
+
+void hash_units(UnitHash h, const uint8_t* data, size_t nunits, uint8_t* out, unsigned threads) {
+  const unsigned T = std::max(1u, std::min<unsigned>(threads, unsigned(nunits / 2048)));
+  if (T <= 1) return hash_range(h, data, 0, nunits, out);
+  std::vector<std::thread> th;
+  const size_t per = (nunits + T - 1) / T;
+  for (unsigned t = 1; t < T; ++t) {
+    const size_t a = std::min(nunits, t * per), b = std::min(nunits, (t + 1) * per);
+    th.emplace_back(hash_range, h, data, a, b, out);
+  }
+  hash_range(h, data, 0, std::min(nunits, per), out);
+  for (auto& t : th) t.join();
+}
+
+}  // namespace warpvol::reenc
