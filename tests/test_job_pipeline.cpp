@@ -6,7 +6,6 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
-#include <future>
 #include <mutex>
 #include <random>
 #include <vector>
@@ -162,47 +161,6 @@ TEST_CASE("auto engine: keys that never go to the GPU get the CPU engine's buffe
   CHECK(eng.concurrency_for(*aes, serpent.get()) == 5);  // a re-encryption AES -> Serpent uses the GPU
   CHECK(eng.concurrency_for(*aes, aes.get()) == 1);
   CHECK(default_stream_workers(eng.concurrency_for(*aes)) == default_stream_workers());
-}
-
-TEST_CASE("auto engine: the CPU takes every request while the GPU starts, and the GPU joins once ready", "[job][auto]") {
-  auto cpu = std::make_shared<CpuEngine>(1);
-  auto other = std::make_shared<CpuEngine>(1);  // stands in for the GPU
-  std::map<ChainId, size_t> crossover;
-  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
-  std::promise<std::shared_ptr<XtsEngine>> starting;
-  std::vector<std::string> lines;
-  {
-    AutoEngine eng(cpu, starting.get_future().share(), crossover, [&](const std::string& m) { lines.push_back(m); });
-    CHECK(eng.detail().find("starting") != std::string::npos);
-    Area a(ChainId::Serpent, size_t(24) << 20);
-    auto key = eng.prepare(a.chain, a.key.data());  // before the GPU is there: its key comes later
-    auto buf = a.cipher;
-    eng.process(*key, Direction::Decrypt, a.first_unit, buf.data(), buf.size() / kDataUnitSize);
-    CHECK(buf == a.plain);
-    CHECK(eng.gpu_bytes() == 0);
-    starting.set_value(other);
-    buf = a.cipher;
-    eng.process(*key, Direction::Decrypt, a.first_unit, buf.data(), buf.size() / kDataUnitSize);
-    CHECK(buf == a.plain);
-    CHECK(eng.gpu_bytes() > 0);  // the key was prepared for the GPU when it took its first request
-  }
-  bool said = false;
-  for (const auto& l : lines) said |= l.find("was ready") != std::string::npos;
-  CHECK(said);
-}
-
-TEST_CASE("auto engine: a GPU that could not start leaves all to the CPU", "[job][auto]") {
-  auto cpu = std::make_shared<CpuEngine>(1);
-  std::promise<std::shared_ptr<XtsEngine>> failed;
-  failed.set_value(nullptr);
-  AutoEngine eng(cpu, failed.get_future().share(), crossover_from_json(""));
-  Area a(ChainId::Twofish, size_t(4) << 20);
-  auto buf = a.cipher;
-  eng.process(*eng.prepare(a.chain, a.key.data()), Direction::Decrypt, a.first_unit, buf.data(),
-              buf.size() / kDataUnitSize);
-  CHECK(buf == a.plain);
-  CHECK(eng.gpu_bytes() == 0);
-  CHECK(eng.concurrency() == cpu->concurrency());
 }
 
 TEST_CASE("job stream: a source error stops the job and is rethrown, and no engine work outlives it", "[job]") {
