@@ -223,7 +223,10 @@ class Search {
           Task& t = tasks[i];
           Candidate& c = *t.cand;
           if (t.block == 0) {
-            derive_header_key(c.kdf, *c.password, c.salt.data(), c.key.data(), kHeaderKeyMaterial);
+            // Argon2 output is not prefix-stable: always the full 192 bytes (derive_header_key does the same).
+            if (!argon2id_cancellable(c.password->data(), c.password->size(), c.salt.data(), kSaltSize, c.kdf.argon2,
+                                      c.key.data(), kHeaderKeyMaterial, &done))
+              return;
           } else {
             SecureBytes out(c.digest * t.count);
             std::vector<Pbkdf2Block> blocks;
