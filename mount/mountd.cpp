@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <fuse3/fuse_lowlevel.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,6 +29,7 @@
 #include <vector>
 
 #include "core/engine/engine_factory.h"
+#include "core/io/container_lock.h"
 #include "core/mount/mount_spec.h"
 #include "core/mount/plain_device.h"
 #include "core/mount/runtime.h"
@@ -347,11 +347,7 @@ int run(int argc, char** argv) {
     if (S_ISREG(cst.st_mode) && uint64_t(cst.st_size) < spec.data_offset + spec.data_size)
       throw Error(ErrorKind::Format, spec.container + ": the file is shorter than its header's data area");
     // One mount per container, whoever mounts it: the lock lives as long as this process.
-    if (::flock(container_fd, LOCK_EX | LOCK_NB) != 0) {
-      if (errno == EWOULDBLOCK)
-        throw Error(ErrorKind::Busy, spec.container + " is in use by another mount (or another warpvol process)");
-      throw_errno("cannot lock " + spec.container);
-    }
+    lock_container_fd(container_fd, spec.container);
 
     EngineOptions eo;
     eo.choice = spec.engine;

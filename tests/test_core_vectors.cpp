@@ -250,6 +250,49 @@ TEST_CASE("Keyfile pool vectors", "[vectors][keyfiles]") {
   }
 }
 
+TEST_CASE("Keyfile pool of large keyfiles read in pieces equals the whole-file pool", "[vectors][keyfiles]") {
+  // Reference: format-spec §4.2 written out bitwise over the whole file (first 1 MiB), nothing shared with
+  // core/kdf/keyfiles.cpp. Sizes straddle any read-piece boundary (powers of two and their neighbours) and the
+  // 1 MiB limit; random bytes, so a CRC register or pool position restarted at a boundary changes the result.
+  auto reference = [](const std::vector<std::vector<uint8_t>>& files, size_t pool_size) {
+    std::vector<uint8_t> pool(pool_size, 0);
+    for (const auto& f : files) {
+      uint32_t crc = 0xFFFFFFFFu;
+      size_t pos = 0;
+      for (size_t i = 0; i < f.size() && i < (size_t(1) << 20); ++i) {
+        crc ^= f[i];
+        for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1)));
+        for (int sh = 24; sh >= 0; sh -= 8) {
+          pool[pos] = uint8_t(pool[pos] + uint8_t(crc >> sh));
+          if (++pos == pool_size) pos = 0;
+        }
+      }
+    }
+    return pool;
+  };
+  std::mt19937_64 rng(19);
+  wvtest::TempDir dir;
+  std::vector<std::vector<uint8_t>> files;
+  std::vector<std::string> paths;
+  for (size_t n : {size_t(4095), size_t(16385), size_t(65536 + 17), size_t(3 * 16384 + 7), size_t((1 << 20) + 33)}) {
+    std::vector<uint8_t> b(n);
+    for (auto& x : b) x = uint8_t(rng());
+    const std::string p = dir.file("kf" + std::to_string(paths.size()));
+    std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), std::streamsize(n));
+    files.push_back(std::move(b));
+    paths.push_back(p);
+  }
+  for (size_t pool_size : {size_t(64), size_t(128)}) {
+    INFO("pool " << pool_size);
+    const LockedBytes got = keyfile_pool(paths, pool_size);
+    CHECK(to_hex(got.data(), got.size()) == to_hex(reference(files, pool_size)));
+    for (size_t i = 0; i < files.size(); ++i) {
+      const LockedBytes one = keyfile_pool({paths[i]}, pool_size);
+      CHECK(to_hex(one.data(), one.size()) == to_hex(reference({files[i]}, pool_size)));
+    }
+  }
+}
+
 TEST_CASE("tc-play reference headers decrypt (header key, fields, master keys)", "[vectors][header]") {
   auto j = load("volumes_tcplay.json");
   for (const auto& v : j["volumes"]) {

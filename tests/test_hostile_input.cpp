@@ -38,6 +38,8 @@ using wvtest::proc::run_warpvol;
 namespace {
 
 constexpr const char* kHugePim = "100000";
+// A huge Argon2id PIM would take 1 GiB per derivation: a small one is already seconds long.
+constexpr const char* kArgon2Pim = "10";
 
 void write_random(const std::string& path, size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -94,12 +96,15 @@ TEST_CASE("hostile: SIGINT/SIGTERM stop the key search within a fraction of a se
   const std::string vol = d.file("random.bin"), out = d.file("out.raw"), backup = d.file("hdr.bin");
   write_random(vol, 1 << 20, 1);
   const std::vector<std::string> wrong{"--password", "wrong", "--pim", kHugePim, "--non-interactive"};
+  const std::vector<std::string> wrong_argon2{"--password", "wrong", "--pim", kArgon2Pim, "--non-interactive"};
   struct Case {
     std::string name;
     std::vector<std::string> args;
   };
   auto with_wrong = [&](std::vector<std::string> a) {
-    a.insert(a.end(), wrong.begin(), wrong.end());
+    const bool argon2 = std::find(a.begin(), a.end(), "argon2") != a.end();
+    const auto& w = argon2 ? wrong_argon2 : wrong;
+    a.insert(a.end(), w.begin(), w.end());
     return a;
   };
   const std::vector<Case> cases = {
@@ -113,6 +118,11 @@ TEST_CASE("hostile: SIGINT/SIGTERM stop the key search within a fraction of a se
       // create derives the NEW header's key with the huge PIM.
       {"create", {"create", d.file("new.hc"), "--size", "1M", "--quick", "--password", "pw", "--pim", kHugePim,
                   "--non-interactive"}},
+      // Argon2id (libargon2, no progress hook) in the search and for a new header: PIM 10 is 6 passes over
+      // 352 MiB, seconds per derivation even on a fast idle core, so derivations still run when the signal comes.
+      {"info-argon2", with_wrong({"info", vol, "--hash", "argon2"})},
+      {"create-argon2", {"create", d.file("new.hc"), "--size", "1M", "--quick", "--password", "pw", "--hash",
+                         "argon2", "--pim", kArgon2Pim, "--non-interactive"}},
   };
   for (int sig : {SIGINT, SIGTERM}) {
     for (const auto& c : cases) {

@@ -12,6 +12,7 @@
 #include "core/engine/engine_factory.h"
 #include "core/format/header_writer.h"
 #include "core/format/open.h"
+#include "core/kdf/prf.h"
 #include "core/mount/mount_spec.h"
 #include "core/mount/runtime.h"
 #include "core/util/error.h"
@@ -137,4 +138,72 @@ TEST_CASE("a credentials file's PIM must be a whole number in range", "[seams]")
         cli::parse_credentials_text(std::string("{\"volume\": \"a\", \"password\": \"x\", \"pim\": ") + pim + "}\n", "c"),
         Error);
   }
+}
+
+namespace {
+
+// A 1 MiB container whose primary normal header is sealed with password "fuzz", TrueCrypt, HMAC-SHA-512 and AES
+// at `iterations` PBKDF2 iterations.
+void write_truecrypt_container(const std::string& path, uint32_t iterations) {
+  const uint64_t H = 1 << 20;
+  { std::ofstream create(path); }
+  std::filesystem::resize_file(path, H);
+  Credentials cred;
+  cred.password = LockedBytes(reinterpret_cast<const uint8_t*>("fuzz"), 4);
+  KdfChoice kdf = new_header_kdf(PrfId::Sha512, VolumeFormat::TrueCrypt, 0);
+  kdf.iterations = iterations;
+  HeaderFields f = normal_volume_fields(H, 512, ChainId::Aes, new_master_key(ChainId::Aes));
+  f.magic = kMagicTrue;
+  f.required_version = kTrueRequiredVersion;
+  const EncryptedHeader enc = build_header(f, ChainId::Aes, kdf, header_kdf_password(cred, VolumeFormat::TrueCrypt));
+  auto file = open_file(path, OpenMode::ReadWrite);
+  write_header(*file, 0, enc);
+}
+
+OpenOptions truecrypt_sha512_aes() {
+  OpenOptions opt;
+  opt.credentials.password = LockedBytes(reinterpret_cast<const uint8_t*>("fuzz"), 4);
+  opt.format = VolumeFormat::TrueCrypt;
+  opt.prf = PrfId::Sha512;
+  opt.chain = ChainId::Aes;
+  return opt;
+}
+
+// The ErrorKind open_header throws, as a number; 0 when the header opened.
+int open_error(BlockFile& file, const OpenOptions& opt) {
+  try {
+    open_header(file, opt);
+  } catch (const Error& e) {
+    return int(e.kind());
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("the test-only PBKDF2 iteration seam opens cheap headers and stays off by default", "[seams]") {
+  const uint32_t real = pbkdf2_iterations(PrfId::Sha512, VolumeFormat::TrueCrypt, 0, false);
+  REQUIRE(real == 1000);
+  wvtest::TempDir dir;
+  const std::string cheap_path = dir.file("cheap.hc"), real_path = dir.file("real.hc");
+  write_truecrypt_container(cheap_path, 2);
+  write_truecrypt_container(real_path, real);
+  auto cheap = open_file(cheap_path, OpenMode::ReadOnly);
+  auto real_file = open_file(real_path, OpenMode::ReadOnly);
+
+  // With the seam: the cheap header opens, derived at the seam's count; the real one does not.
+  OpenOptions seam = truecrypt_sha512_aes();
+  seam.test_only_pbkdf2_iterations = 2;
+  const OpenedHeader o = open_header(*cheap, seam);
+  CHECK(o.kdf.iterations == 2);
+  CHECK(o.chain == ChainId::Aes);
+  CHECK(o.data_offset == kDataOffsetV2);
+  CHECK(open_error(*real_file, seam) == int(ErrorKind::Auth));
+
+  // Default options: the real count. The cheap header is a wrong password, the real one opens at 1000 iterations.
+  const OpenOptions plain = truecrypt_sha512_aes();
+  CHECK(plain.test_only_pbkdf2_iterations == 0);
+  CHECK(open_error(*cheap, plain) == int(ErrorKind::Auth));
+  const OpenedHeader r = open_header(*real_file, plain);
+  CHECK(r.kdf.iterations == real);
 }

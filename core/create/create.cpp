@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/create/outer_fs.h"
+#include "core/io/container_lock.h"
 #include "core/util/error.h"
 #include "core/util/random.h"
 #include "core/volume/volume.h"
@@ -268,6 +269,8 @@ CreateResult create_volume(const CreateOptions& opt) {
     // A device is overwritten in place: a KDF that fails (Argon2 out of memory) must fail before the first write.
     std::vector<EncryptedHeader> headers = kdf.get();
     if (opt.fill.cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
+    // Held until the last write: a mount cannot start on the device while it is being overwritten.
+    const ContainerLock device_lock(opt.path);
     std::unique_ptr<BlockFile> f = open_file(opt.path, OpenMode::ReadWrite);
     if (opt.wrap_file) f = opt.wrap_file(std::move(f));
     write_header_slot(*f, header_offset(SlotKind::Normal, false, H), headers[0]);

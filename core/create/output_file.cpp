@@ -77,6 +77,7 @@ TargetCheck check_target(const std::string& path, bool force) {
 AtomicOutput::AtomicOutput(std::string target, bool replace,
                            std::function<std::unique_ptr<BlockFile>(std::unique_ptr<BlockFile>)> wrap)
     : target_(std::move(target)), replace_(replace), wrap_(std::move(wrap)) {
+  if (replace_) target_lock_ = ContainerLock(target_);
   std::filesystem::path p(target_);
   std::filesystem::path dir = p.parent_path();
   std::string tmpl = (dir.empty() ? std::string() : dir.string() + "/") + "." + p.filename().string() +
@@ -128,7 +129,11 @@ void AtomicOutput::commit() {
   file().sync();
   file_.reset();
   if (replace_) {
+    // A target that appeared or was replaced since construction is locked now; the lock is dropped only once
+    // the rename is done, so no mount can start on the old file in between.
+    if (!target_lock_.covers(target_)) target_lock_ = ContainerLock(target_);
     if (::rename(temp_.c_str(), target_.c_str()) != 0) throw_errno("cannot rename the new file into " + target_);
+    target_lock_.release();
   } else if (::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, target_.c_str(), RENAME_NOREPLACE) != 0) {
     if (errno == EEXIST) throw Error(ErrorKind::Busy, target_ + ": file exists (use --force to overwrite)");
     if (errno != EINVAL && errno != ENOSYS) throw_errno("cannot rename the new file into " + target_);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "core/io/container_lock.h"
 #include "core/io/file.h"
 
 namespace warpvol {
@@ -40,11 +41,14 @@ class AtomicOutput {
   // limit (FAT32's 4 GiB) shows up here, in milliseconds, not after hours of writing.
   void reserve(uint64_t size);
   // fsync, rename into place (refusing to replace an existing target unless `replace`), fsync the folder.
+  // With `replace`, the target's container lock (core/io/container_lock.h) is held from construction until the
+  // rename: a target that is mounted, or whose mount starts meanwhile, is refused with Error(Busy) and kept.
   void commit();
 
  private:
   std::string target_, temp_;
   bool replace_;
+  ContainerLock target_lock_;
   std::function<std::unique_ptr<BlockFile>(std::unique_ptr<BlockFile>)> wrap_;
   std::unique_ptr<BlockFile> file_;
   bool committed_ = false;

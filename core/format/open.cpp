@@ -141,6 +141,8 @@ class Search {
           } else {
             c->kdf.iterations = pbkdf2_iterations(prf, f, opt_.credentials.pim, opt_.system);
             if (c->kdf.iterations == 0) continue;
+            // The test seam swaps the count only: the same candidates are tried as without it.
+            if (opt_.test_only_pbkdf2_iterations) c->kdf.iterations = opt_.test_only_pbkdf2_iterations;
             c->digest = prf_info(prf).digest_size;
           }
           for (const auto& ch : all_chains())
@@ -221,7 +223,10 @@ class Search {
           Task& t = tasks[i];
           Candidate& c = *t.cand;
           if (t.block == 0) {
-            derive_header_key(c.kdf, *c.password, c.salt.data(), c.key.data(), kHeaderKeyMaterial);
+            // Argon2 output is not prefix-stable: always the full 192 bytes (derive_header_key does the same).
+            if (!argon2id_cancellable(c.password->data(), c.password->size(), c.salt.data(), kSaltSize, c.kdf.argon2,
+                                      c.key.data(), kHeaderKeyMaterial, &done))
+              return;
           } else {
             SecureBytes out(c.digest * t.count);
             std::vector<Pbkdf2Block> blocks;

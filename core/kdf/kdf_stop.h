@@ -2,7 +2,8 @@
 // GUI. One flag instead of a token per call because a derivation can run deep below an API that has no cancel
 // parameter (a new header's KDF inside create/change/convert), and an interrupt means "stop everything" anyway.
 // The PBKDF2 loops poll it with their own cancel flag (prf.h, pbkdf2_cancelled: every 1024 iterations, a few
-// milliseconds apart); an abandoned derivation throws Error(Interrupted). Argon2id cannot be interrupted.
+// milliseconds apart) and Argon2id waits for its own thread in 10 ms slices (argon2.cpp); an abandoned derivation
+// throws Error(Interrupted).
 #pragma once
 #include <atomic>
 

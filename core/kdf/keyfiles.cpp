@@ -18,6 +18,31 @@ namespace warpvol {
 namespace {
 
 constexpr size_t kKeyfileMaxBytes = 1 << 20;  // only the first 1 MiB of a keyfile counts
+// A keyfile is read and mixed in chunks of this size: the locked, wiped read buffer stays a few pages however large
+// the keyfile. A buffer for the whole 1 MiB would cost a 1 MiB mlock, its page faults and its wipe for every
+// keyfile, and more locked memory than a small RLIMIT_MEMLOCK allows.
+constexpr size_t kKeyfileChunkBytes = 16 << 10;
+
+// One keyfile's contribution to the pool (format-spec §4.2), fed in pieces: VeraCrypt's CRC-32 register and the
+// pool position carry over from one piece to the next, so any split gives the pool of the whole file.
+struct PoolMixer {
+  uint32_t crc = 0xFFFFFFFFu;
+  size_t pos = 0;
+  size_t mixed = 0;  // bytes taken so far; only the first kKeyfileMaxBytes count
+
+  void add(uint8_t* pool, size_t pool_size, const uint8_t* data, size_t len) {
+    len = std::min(len, kKeyfileMaxBytes - mixed);
+    mixed += len;
+    for (size_t i = 0; i < len; ++i) {
+      crc = crc32_step(crc, data[i]);
+      pool[pos++] += uint8_t(crc >> 24);
+      pool[pos++] += uint8_t(crc >> 16);
+      pool[pos++] += uint8_t(crc >> 8);
+      pool[pos++] += uint8_t(crc);
+      if (pos >= pool_size) pos = 0;
+    }
+  }
+};
 
 std::vector<std::string> expand_keyfiles(const std::vector<std::string>& paths) {
   namespace fs = std::filesystem;
@@ -47,39 +72,29 @@ std::vector<std::string> expand_keyfiles(const std::vector<std::string>& paths) 
 }  // namespace
 
 void keyfile_pool_add(uint8_t* pool, size_t pool_size, const uint8_t* data, size_t len) {
-  uint32_t crc = 0xFFFFFFFFu;
-  size_t pos = 0;
-  len = std::min(len, kKeyfileMaxBytes);
-  for (size_t i = 0; i < len; ++i) {
-    crc = crc32_step(crc, data[i]);
-    pool[pos++] += uint8_t(crc >> 24);
-    pool[pos++] += uint8_t(crc >> 16);
-    pool[pos++] += uint8_t(crc >> 8);
-    pool[pos++] += uint8_t(crc);
-    if (pos >= pool_size) pos = 0;
-  }
+  PoolMixer m;
+  m.add(pool, pool_size, data, len);
 }
 
 LockedBytes keyfile_pool(const std::vector<std::string>& keyfiles, size_t pool_size) {
   LockedBytes pool(pool_size);
   std::fill(pool.data(), pool.data() + pool_size, 0);
-  LockedBytes buf(kKeyfileMaxBytes);
+  LockedBytes buf(kKeyfileChunkBytes);
   for (const auto& f : expand_keyfiles(keyfiles)) {
     // A FIFO or a device given as a keyfile would block in open() or never end: refused before reading.
     const int fd = open_regular_or_block(f, O_RDONLY, "keyfile " + f);
-    size_t n = 0;
+    PoolMixer m;
     int read_errno = 0;
-    while (n < kKeyfileMaxBytes) {
-      const ssize_t r = ::read(fd, buf.data() + n, kKeyfileMaxBytes - n);
+    while (m.mixed < kKeyfileMaxBytes) {
+      const ssize_t r = ::read(fd, buf.data(), std::min(kKeyfileChunkBytes, kKeyfileMaxBytes - m.mixed));
       if (r < 0 && errno == EINTR) continue;
       if (r < 0) read_errno = errno;
       if (r <= 0) break;
-      n += size_t(r);
+      m.add(pool.data(), pool_size, buf.data(), size_t(r));
     }
     ::close(fd);
     if (read_errno) throw Error(ErrorKind::Io, "keyfile " + f + ": read error (" + std::strerror(read_errno) + ")");
-    if (n == 0) throw Error(ErrorKind::Io, "keyfile " + f + " is empty");
-    keyfile_pool_add(pool.data(), pool_size, buf.data(), n);
+    if (m.mixed == 0) throw Error(ErrorKind::Io, "keyfile " + f + " is empty");
   }
   return pool;
 }

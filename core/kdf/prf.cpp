@@ -1,4 +1,4 @@
-// PBKDF2-HMAC over the VeraCrypt/TrueCrypt PRFs, Argon2id, iteration counts (format-spec §5).
+// PBKDF2-HMAC over the VeraCrypt/TrueCrypt PRFs, iteration counts (format-spec §5); Argon2id is in argon2.cpp.
 // PBKDF2 is the hot path of opening a volume (500,000 iterations per PRF and header slot), so the HMAC inner and
 // outer states are computed once and copied for every iteration: two compressions per iteration. SHA-512,
 // SHA-256, RIPEMD-160 and SHA-1 use OpenSSL's low-level contexts (plain structs, assembly compression functions
@@ -9,7 +9,6 @@
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "core/kdf/prf.h"
 
-#include <argon2.h>
 #include <cryptopp/blake2.h>
 #include <openssl/ripemd.h>
 #include <openssl/sha.h>
@@ -384,12 +383,6 @@ void pbkdf2(PrfId prf, const uint8_t* pw, size_t pw_len, const uint8_t* salt, si
     out += n;
     out_len -= n;
   }
-}
-
-void argon2id(const uint8_t* pw, size_t pw_len, const uint8_t* salt, size_t salt_len, const Argon2Params& p,
-              uint8_t* out, size_t out_len) {
-  int rc = argon2id_hash_raw(p.t_cost, p.m_cost_kib, 1, pw, pw_len, salt, salt_len, out, out_len);
-  if (rc != ARGON2_OK) throw Error(ErrorKind::Format, std::string("Argon2id failed: ") + argon2_error_message(rc));
 }
 
 std::vector<uint8_t> hash_bytes(PrfId prf, const uint8_t* p, size_t n) {

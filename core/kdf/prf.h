@@ -67,9 +67,17 @@ size_t pbkdf2_lane_width(PrfId prf);  // 1 = no lanes (one block costs one block
 // Whole PBKDF2 output of out_len bytes.
 void pbkdf2(PrfId prf, const uint8_t* password, size_t password_len, const uint8_t* salt, size_t salt_len,
             uint32_t iterations, uint8_t* out, size_t out_len);
-// Argon2id v1.3, lanes = threads = 1, as VeraCrypt calls it. Throws Error(Format) on failure (e.g. memory).
+// Argon2id v1.3, lanes = threads = 1, as VeraCrypt calls it. Throws Error(Format) on failure (e.g. memory) and
+// Error(Interrupted) within ~10 ms of the process-wide stop request (kdf_stop.h).
 void argon2id(const uint8_t* password, size_t password_len, const uint8_t* salt, size_t salt_len,
               const Argon2Params& p, uint8_t* out, size_t out_len);
+// Same, returning false within ~10 ms of *cancel (may be nullptr) becoming true or of the stop request. libargon2
+// has no progress hook, so the derivation runs on a thread of its own that works on copies of the inputs; an
+// abandoned one finishes in the background, then wipes and frees its memory (argon2.cpp).
+bool argon2id_cancellable(const uint8_t* password, size_t password_len, const uint8_t* salt, size_t salt_len,
+                          const Argon2Params& p, uint8_t* out, size_t out_len, const std::atomic<bool>* cancel);
+// Argon2id derivations still running, abandoned ones included (tests wait for them to end).
+size_t argon2id_running();
 
 // Plain hashes (for self-tests and vectors).
 std::vector<uint8_t> hash_bytes(PrfId prf, const uint8_t* data, size_t len);

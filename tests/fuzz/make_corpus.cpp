@@ -117,13 +117,15 @@ void header_layout_seeds() {
   seed("truecrypt-header-v4", 8, ChainId::Aes, H, 0, v4);
 }
 
-// fuzz_open_header: u8 flags | u32 H | container bytes. Headers sealed with "fuzz", TrueCrypt, SHA-512.
+// fuzz_open_header: u8 flags | u32 H | container bytes. Headers sealed with "fuzz", TrueCrypt, SHA-512 at the
+// target's iteration count (fuzz::kOpenHeaderFuzzIterations), so that they open under its test-only seam.
 void open_header_seeds(const std::string& vectors) {
   const uint64_t H = 1 << 20;
   Credentials cred;
   const std::string pw = "fuzz";
   cred.password = LockedBytes(reinterpret_cast<const uint8_t*>(pw.data()), pw.size());
-  const KdfChoice kdf = new_header_kdf(PrfId::Sha512, VolumeFormat::TrueCrypt, 0);
+  KdfChoice kdf = new_header_kdf(PrfId::Sha512, VolumeFormat::TrueCrypt, 0);
+  kdf.iterations = fuzz::kOpenHeaderFuzzIterations;
   const LockedBytes kdf_pw = header_kdf_password(cred, VolumeFormat::TrueCrypt);
   const struct {
     const char* name;
