@@ -1,7 +1,7 @@
 // Camellia-256-XTS, byte-sliced: 16 blocks per 128-bit lane are transposed so that each vector register holds
 // one byte position of all blocks ("plane"), the S-boxes run on whole planes, and the P-function and the Feistel
 // XORs become XORs of planes. The S-boxes use the AES hardware (Camellia's S-box is affine-equivalent to the
-// inversion in GF(2^8) that AES's S-box contains; camellia_sbox_gen.py derives the affine maps):
+// inversion in GF(2^8) that AES's S-box contains; tools/gen/camellia_sbox_gen.py derives the affine maps):
 //   AES-NI / AVX2+VAES: nibble-table affine maps (pshufb) around aesenclast / aesdeclast with a zero key (the
 //                       technique of the Linux kernel's camellia-aesni-avx; here F(D1) uses aesenclast and F(D2)
 //                       aesdeclast so their ShiftRows permutations cancel, see camellia_kernel.h), 16 / 32 blocks
