@@ -34,8 +34,8 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
   }
 
   // Buffers aligned for write_at_direct: where the file system takes O_DIRECT, the encrypted chunks go to the disk
-  // without a copy into the page cache. Measured here (ext4 on virtio, 1 GiB): buffered pwrite costs 0.35-2.9
-  // CPU-seconds, direct 0.15 -- CPU that create's engine needs (docs/perf/measurements-2026-11-22.md).
+  // without a copy into the page cache, whose copies cost CPU that create's engine needs
+  // (docs/perf/design-figures.md, "Create").
   struct Slot {
     IoBuffer buf;  // the engine's: pinned on the GPU engine (no staging copy), page-aligned either way
     std::future<void> fut;

@@ -31,7 +31,8 @@ struct FillOptions {
 // Source of plaintext: fill buf[0..len) with the bytes at data-area position pos (called in order, one thread).
 // An empty source means the plaintext does not matter (a fill under a throw-away key, which nobody will ever
 // decrypt): each buffer starts as zeros and is then encrypted again as it is, so a chunk's plaintext is the
-// ciphertext its buffer held before. That spares a memset of the whole data area, 4% of create's CPU time here.
+// ciphertext its buffer held before. That spares a memset of the whole data area (docs/perf/design-figures.md,
+// "Create").
 using PlaintextSource = std::function<void(uint64_t pos, uint8_t* buf, size_t len)>;
 
 // Encrypts `length` bytes (multiple of 512) from `source` under `key` and writes them at file offset `offset`;

@@ -530,7 +530,7 @@ struct Job::Impl {
 
   // Writes [rel, rel + len) with positioned writes from several threads on disjoint ranges where the machine has
   // the cores: an in-place rewrite of one file gains from several writers on many cores and loses on two
-  // (docs/perf/measurements-2026-11-25.md). The pieces' edges are on kDirectAlign boundaries, so no 512-byte unit
+  // (docs/perf/design-figures.md, "Jobs"). The pieces' edges are on kDirectAlign boundaries, so no 512-byte unit
   // is split between two writes.
   void write_range(uint64_t rel, const uint8_t* data, uint64_t len) {
     const uint64_t step = opt.max_write ? opt.max_write : len;
@@ -578,8 +578,8 @@ struct Job::Impl {
     z.off = off;
     z.len = std::min(j.hotzone, j.range_size - off);
     // The engine's buffer: pinned on the GPU engine (DMA without a staging copy), page-aligned on the CPU engine
-    // (pread into one 16 bytes past a cache-line boundary, where malloc puts a large vector's data, ran at a third
-    // of the speed on the development machine).
+    // (pread into one 16 bytes past a cache-line boundary, where malloc puts a large vector's data, was much slower;
+    // docs/perf/design-figures.md, "Jobs").
     if (z.data.size() < z.len) z.data = opt.engine->io_buffer(size_t(z.len));
     rfile->read_at(j.range_offset + off, z.data.data(), size_t(z.len));
     const size_t nunits = size_t(z.len / kDataUnitSize);

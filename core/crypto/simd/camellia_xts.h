@@ -7,8 +7,8 @@
 //                       aesdeclast so their ShiftRows permutations cancel, see camellia_kernel.h), 16 / 32 blocks
 //                       per batch;
 //   AVX-512+GFNI:       vgf2p8affineqb + vgf2p8affineinvqb per plane, 64 blocks per batch.
-// Why not Crypto++: its Camellia is a one-block table implementation (~0.3 GB/s per core quoted on the dev
-// machine). Own key schedule (RFC 3713), checked against Crypto++ and the ECB vectors in the tests.
+// Why not Crypto++: its Camellia is a one-block table implementation (docs/perf/design-figures.md, "Crypto++ per
+// core"). Own key schedule (RFC 3713), checked against Crypto++ and the ECB vectors in the tests.
 #pragma once
 #include <cstddef>
 #include <cstdint>
