@@ -27,7 +27,9 @@ BenchmarkBackend BenchmarkBackend::real() {
   auto cpu = std::make_shared<CpuEngine>(0);
   std::shared_ptr<XtsEngine> gpu;
   try {
-    gpu = make_engine(EngineOptions{.choice = EngineChoice::Gpu});
+    EngineOptions gpu_only;
+    gpu_only.choice = EngineChoice::Gpu;
+    gpu = make_engine(gpu_only);
   } catch (const std::exception& e) {
     b.gpu_missing_reason = QString::fromStdString(e.what());
   }
