@@ -1,4 +1,4 @@
-// Core clock with N cores busy at once (issue 7's "all cores vs one core"): each of N threads, pinned to its own
+// Core clock with N cores busy at once (for "all cores against one core"): each of N threads, pinned to its own
 // CPU, runs a chain of dependent IMULs (bench/imul_clock.h) for S seconds, and the probe prints the clock each
 // thread saw and the time the hypervisor took (steal, /proc/stat). When the clock with every core busy is lower
 // than with one, no engine can scale by the core count: the ratio the engine reaches is bounded by

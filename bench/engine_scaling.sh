@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# All cores against one core (issue 7), with the machine's own capacity beside it. On a shared virtual machine
+# All cores against one core, with the machine's own capacity beside it. On a shared virtual machine
 # the cores are not equal and not steady (a host hyperthread sibling or a neighbour's load takes part of one), so
 # `16 threads / 1 thread` mixes the engine's overhead with the machine's. This runs, alternating ROUNDS times:
 #   - N single-thread benchmark processes at once, each pinned to its own CPU: the sum is what N cores deliver

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Export against the engine, round by round (issue 7: export at >= 80% of the engine figure). On a small shared
+# Export against the engine, round by round (goal: export at >= 80% of the engine figure). On a small shared
 # machine the engine figure itself swings by 10-20% from minute to minute, so a ratio of two medians taken minutes
 # apart mostly measures that swing. Here each round takes the engine's decrypt figure (`warpvol benchmark`, all
 # cores, 64 MiB) and right after it exports the volume to /dev/null; the ratio is export's data phase (its own -v

@@ -1,6 +1,6 @@
 // The core clock from a chain of dependent IMULs, shared by the benchmarks that report it.
 // Each iteration is 4 IMULs of 3 cycles' latency (current Intel and AMD cores), so `iters` iterations take
-// kImulChainCycles * iters core cycles. Not an ADD chain: on the GPU host's Xeon a dependent ADD-immediate chain ran
+// kImulChainCycles * iters core cycles. Not an ADD chain: on an Intel Xeon a dependent ADD-immediate chain ran
 // faster than one per cycle (folded at rename).
 #pragma once
 #include <cstdint>

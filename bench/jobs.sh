@@ -12,7 +12,7 @@
 #   BUILD   folder with the warpvol binary (default build/); several joined by ':' run every job with each binary in
 #           turn (alternating, so a drifting machine hits all alike): before/after comparisons in one run
 #   DIR     folder for the containers (default /dev/shm)
-#   SIZE    container size (default 1G; docs/perf/measurements-2026-11-25.md used 8G)
+#   SIZE    container size (default 1G)
 #   CHAINS  space-separated chains (default "aes serpent twofish aes-twofish-serpent kuznyechik-serpent-camellia")
 # Environment: ENGINES (default "cpu gpu auto" when the binary has a usable GPU engine, else "cpu auto"),
 #   JOBS (default "export_null export_file create import reenc_checksum reenc_journal batch"), STREAMS (floors'

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mounted-volume throughput (issue 4, performance), as root: for each chain, a 1.5 GiB container with ext4
+# Mounted-volume throughput, as root: for each chain, a 1.5 GiB container with ext4
 # (`warpvol create --filesystem ext4`, fully filled like a real container: a --quick one is a sparse file, whose
 # first writes also allocate and zero pages), mounted; 1 GiB written sequentially with direct I/O (fio, 1 MiB
 # blocks, fsync at the end), the caches dropped, read back the same way; then random 4 KiB direct reads (IOPS). Next to

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Cost of opening a volume (issue 2, performance): `warpvol info` of VeraCrypt's enc-aes.hc (SHA-512, default PIM)
+# Cost of opening a volume: `warpvol info` of VeraCrypt's enc-aes.hc (SHA-512, default PIM)
 # with the right password and no hints, and with a wrong password (the full search over formats, PRFs, slots and
 # chains), next to one 500k-iteration PBKDF2-HMAC-SHA512 measured by `warpvol benchmark` in the same run.
 # Goals: right <= 1.3 x one PBKDF2-SHA512 500k; wrong < 15.7 s (VeraCrypt 1.26.27 on the reference machine).
-# This VM's speed drifts from one second to the next, so the right-password open and the PBKDF2 block alternate,
-# 5 times each, and the medians are compared; the wrong password runs 3 times (median and slowest are printed).
-# Usage: bench/open_time.sh [BUILD_DIR]   (default build/)
+# A shared virtual machine's speed drifts from one second to the next, so the right-password open and the PBKDF2 block
+# alternate, 5 times each, and the medians are compared; the wrong password runs 3 times (median and slowest are
+# printed). Usage: bench/open_time.sh [BUILD_DIR]   (default build/)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=${1:-$root/build}/warpvol

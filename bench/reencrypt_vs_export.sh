@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Re-encryption speed against export speed (issue 5: reencrypt >= 50% of export for the same container and
+# Re-encryption speed against export speed (goal: reencrypt >= 50% of export for the same container and
 # engine), measured side by side in one run: a 1 GiB container is created, then exported and re-encrypted in
 # turn (ROUNDS times each, alternating, so both see the same machine load), with both resilience modes.
 # Throughput = data-area bytes / wall time of the whole command (PIM 1, --hash/--encryption given: the KDF costs

@@ -1,5 +1,5 @@
 // warpvol backup-headers VOLUME FILE [credentials] [--hidden-password-stdin|--hidden-password-fd N ...]
-// Writes VeraCrypt's 128 KiB external header backup (format-spec §2.7): the normal volume's header in the first
+// Writes VeraCrypt's 128 KiB external header backup (docs/format-spec.md §2.7): the normal volume's header in the first
 // 64 KiB, the hidden volume's (when its credentials are given too) or random data in the second, each header
 // re-encrypted with a fresh salt. Like VeraCrypt, give the hidden volume's credentials as well when the volume
 // has one, or its header is not in the backup. Both passwords on stdin: first line outer, second hidden.

@@ -1,7 +1,7 @@
 // warpvol convert VOLUME --to veracrypt [--hash PRF] [--pim N] [credentials]
 // Upgrades a TrueCrypt (6.0+) volume's header to VeraCrypt format: magic VERA, VeraCrypt iteration counts, the
-// chosen PRF, same master keys, data untouched (format-spec §8.4). For convert, --hash and --pim describe the NEW
-// VeraCrypt header (the TrueCrypt header is found automatically: TrueCrypt had no PIM and few PRFs).
+// chosen PRF, same master keys, data untouched (docs/format-spec.md §8.4). For convert, --hash and --pim describe the
+// NEW VeraCrypt header (the TrueCrypt header is found automatically: TrueCrypt had no PIM and few PRFs).
 #include <ostream>
 
 #include "cli/command.h"

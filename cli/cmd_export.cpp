@@ -258,8 +258,8 @@ class ExportCommand final : public Command {
     StreamOptions so;
     so.chunk_bytes = chunk;
     so.phase = "export";
-    // Positioned writes from the workers where there are cores for them: on the 2-core development machine two
-    // threads copying into one new file were slower than one (tmpfs, dd: 1.16 against 1.38 GB/s).
+    // Positioned writes from the workers where there are cores for them: on two cores, two threads copying into
+    // one new file were slower than one (docs/perf/design-figures.md, "Jobs").
     so.ordered = !out.positioned() || std::thread::hardware_concurrency() < 8;
     if (!direct) so.workers = 1;
     so.cancel = ctx.cancel;

@@ -64,17 +64,17 @@ std::unique_ptr<Command> make_info_command();
 std::unique_ptr<Command> make_export_command();
 std::unique_ptr<Command> make_test_command();
 std::unique_ptr<Command> make_benchmark_command();
-std::unique_ptr<Command> make_mount_command();     // cmd_mount.cpp (mount owner)
+std::unique_ptr<Command> make_mount_command();     // cmd_mount.cpp
 std::unique_ptr<Command> make_list_command();      // cmd_list.cpp
 std::unique_ptr<Command> make_dismount_command();  // cmd_dismount.cpp
-std::unique_ptr<Command> make_create_command();           // cmd_create.cpp (containers owner)
+std::unique_ptr<Command> make_create_command();           // cmd_create.cpp
 std::unique_ptr<Command> make_import_command();           // cmd_import.cpp
 std::unique_ptr<Command> make_change_command();           // cmd_change.cpp
 std::unique_ptr<Command> make_backup_headers_command();   // cmd_backup_headers.cpp
 std::unique_ptr<Command> make_restore_headers_command();  // cmd_restore_headers.cpp
 std::unique_ptr<Command> make_convert_command();          // cmd_convert.cpp
 std::unique_ptr<Command> make_keyfile_command();          // cmd_keyfile.cpp
-std::unique_ptr<Command> make_reencrypt_command();        // cmd_reencrypt.cpp (re-encryption owner)
+std::unique_ptr<Command> make_reencrypt_command();        // cmd_reencrypt.cpp
 
 // Shared option helpers.
 // --engine cpu|gpu|auto (export) from vm; Usage error on a bad value.

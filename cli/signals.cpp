@@ -32,6 +32,5 @@ void install_signal_handlers() {
 }
 
 bool interrupt_requested() { return g_signal != 0; }
-int interrupt_signal() { return int(g_signal); }
 
 }  // namespace warpvol::cli

@@ -7,6 +7,5 @@ namespace warpvol::cli {
 
 void install_signal_handlers();
 bool interrupt_requested();
-int interrupt_signal();  // the signal that arrived, 0 if none
 
 }  // namespace warpvol::cli

@@ -1,5 +1,5 @@
 # Imported targets for the Debian-packaged dependencies. With WARPVOL_STATIC_DEPS the static archives are
-# linked, so binaries built here run unchanged on the GPU machine (no package registry, no Crypto++/Boost there).
+# linked, so binaries built here run unchanged on a machine without those libraries or a package registry.
 find_package(PkgConfig REQUIRED)
 find_package(Threads REQUIRED)
 

@@ -1,8 +1,8 @@
 // Host threads that copy the pieces of one buffer in parallel, for the pageable <-> pinned staging copies of the
 // CUDA engine. Like core's ThreadPool, idle helpers poll for the next job before they sleep (core/util/job_board.h):
-// waking a sleeping thread costs tens of microseconds on the GPU machine, more than copying a 1 MiB request. Unlike
-// it, a second caller waits for the crew instead of copying alone, and the caller polls for its last piece without
-// sleeping: the copies sit between GPU transfers that wait for them.
+// waking a sleeping thread can cost tens of microseconds on a virtual machine, more than copying a 1 MiB request.
+// Unlike it, a second caller waits for the crew instead of copying alone, and the caller polls for its last piece
+// without sleeping: the copies sit between GPU transfers that wait for them.
 #pragma once
 #include <atomic>
 #include <cstddef>

@@ -34,8 +34,8 @@ long env_long(const char* name, long def) {
 }
 
 // Copy with non-temporal stores (WARPVOL_GPU_NT_COPY=1): the destination is not read again soon by this thread,
-// and streaming stores skip the read-for-ownership traffic. Measured slower than memcpy on the H100 machine's Xeon,
-// so off by default.
+// and streaming stores skip the read-for-ownership traffic. Slower than memcpy where it was tried, so off by default
+// (gpu/NOTES.md, "Pageable copies").
 void copy_stream(uint8_t* dst, const uint8_t* src, size_t n) {
   size_t head = (16 - (reinterpret_cast<uintptr_t>(dst) & 15)) & 15;
   if (n < 4096 || head >= n) {
@@ -229,8 +229,8 @@ std::unique_ptr<GpuEngine> GpuEngine::create(const GpuEngineOptions& opt, std::s
                                       : unsigned(env_long("WARPVOL_GPU_COPY_THREADS", std::min(cores, 16u)));
   g->copy_threads_ = std::max(1u, g->copy_threads_);
   g->fail_launch_ = opt.fail_launch >= 0 ? opt.fail_launch : env_long("WARPVOL_GPU_FAIL_LAUNCH", -1);
-  // Defaults from a sweep on the H100 machine (gpu/NOTES.md, "Pageable copies"): plain memcpy into 16 MiB staging
-  // chunks with 16 copy threads gives 27-35 GB/s from pageable memory; streaming stores and 32-64 MiB chunks 16-23.
+  // Defaults from a sweep of copy threads, chunk sizes and store kinds (gpu/NOTES.md, "Pageable copies"): plain
+  // memcpy into 16 MiB staging chunks with up to 16 copy threads was fastest from pageable memory.
   g->nt_copy_ = env_long("WARPVOL_GPU_NT_COPY", 0) != 0;
   // Measurement knobs (defaults from the calibration runs in gpu/NOTES.md, "Small requests"): a fixed tile (1..32
   // data units per warp; 0 = chosen per request), the smallest piece a request under four chunks is cut into (KiB),
@@ -247,7 +247,7 @@ std::unique_ptr<GpuEngine> GpuEngine::create(const GpuEngineOptions& opt, std::s
 // tens of MiB costs milliseconds. At most kKeep bytes are kept; the rest is released.
 // The memory is AlignedBuffer's (2 MiB pages where transparent huge pages are on), faulted in and then registered
 // with cudaHostRegister, rather than cudaHostAlloc's 4 KiB pages: reads from tmpfs into 4 KiB-page buffers are
-// much slower (docs/perf/measurements-2026-11-25.md).
+// much slower (docs/perf/design-figures.md, "Jobs").
 struct PinnedPool {
   static constexpr size_t kKeep = size_t(1) << 30;
   std::mutex mu;
@@ -550,9 +550,8 @@ void GpuEngine::run(const Job& j) {
   // overlap instead of running one after the other. Requests over 16 MiB hand their pieces to a completer thread,
   // which waits for them and copies them out while this thread copies the next ones in. Smaller ones cannot afford
   // a thread start: all their pieces are enqueued first (copy in of piece i+1 overlaps the GPU work on piece i), then
-  // finished in order (copy out of piece i overlaps the GPU work on the later ones). Chosen by calibration runs on
-  // the H100 machine (gpu/NOTES.md, "Small requests"): with 1 MiB requests in one piece the GPU did 3-4 GB/s, with
-  // 512 KiB pieces 6-8.
+  // finished in order (copy out of piece i overlaps the GPU work on the later ones). Chosen by calibration runs
+  // (gpu/NOTES.md, "Small requests"): 1 MiB requests cut into 512 KiB pieces ran about twice as fast as in one.
   const size_t cu = std::min(chunk_units_, std::max<size_t>(min_piece_units_, (j.nunits + 3) / 4));
   const bool threaded = j.nunits > cu && j.nunits * kDataUnitSize > threaded_bytes_;
   std::deque<Inflight> pending;  // small requests: enqueued, not yet finished

@@ -1,4 +1,4 @@
-// The CUDA XTS engine (issue 8). Plain C++ header: no CUDA types, so the CLI and tests include it freely.
+// The CUDA XTS engine. Plain C++ header: no CUDA types, so the CLI and tests include it freely.
 //
 // One fused kernel per chain and direction (every layer of a cascade applied in registers, data read and written
 // once, tweaks computed in the kernel), fused re-encryption kernels (decrypt chain A, encrypt chain B), a pinned

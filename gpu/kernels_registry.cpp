@@ -1,6 +1,6 @@
-// Registry of the fused re-encryption kernels (generated files kernels_reenc_<from>.cu), when built. Alone in its
-// file so that programs that never re-encrypt (gpu_bench, gpu_ablation) can define reencrypt_kernel() themselves and
-// link without the 225 kernels (about 100 MB of fatbin); see bench/no_reencrypt_kernels.cpp.
+// Registry of the fused re-encryption kernels (generated files kernels_reenc_<from>.cu). Alone in its file so that
+// it is compiled twice (gpu/CMakeLists.txt): with WARPVOL_GPU_FUSED_REENCRYPT into warpvol_gpu, and without into
+// warpvol_gpu_process_only, whose programs (gpu_bench, gpu_ablation) never re-encrypt and link without the kernels.
 #include "gpu/kernel_api.h"
 
 namespace warpvol::gpu {

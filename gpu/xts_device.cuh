@@ -760,8 +760,8 @@ struct Inverse<Layers<L...>> {
 template <Cid... C>
 using Enc = Layers<Layer<C, true>...>;
 
-// Encryption order of each chain (format-spec 6.3), keyed by enumerator (never by numeric id). The engine checks
-// these lists against chain_info() at start-up (KernelInfo::cipher / enc).
+// Encryption order of each chain (docs/format-spec.md 6.3), keyed by enumerator (never by numeric id). The engine
+// checks these lists against chain_info() at start-up (KernelInfo::cipher / enc).
 template <ChainId C>
 struct ChainEnc;
 template <> struct ChainEnc<ChainId::Aes> { using type = Enc<Cid::Aes>; };

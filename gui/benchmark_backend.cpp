@@ -27,7 +27,9 @@ BenchmarkBackend BenchmarkBackend::real() {
   auto cpu = std::make_shared<CpuEngine>(0);
   std::shared_ptr<XtsEngine> gpu;
   try {
-    gpu = make_engine(EngineOptions{EngineChoice::Gpu});
+    EngineOptions gpu_only;
+    gpu_only.choice = EngineChoice::Gpu;
+    gpu = make_engine(gpu_only);
   } catch (const std::exception& e) {
     b.gpu_missing_reason = QString::fromStdString(e.what());
   }
@@ -35,7 +37,7 @@ BenchmarkBackend BenchmarkBackend::real() {
   b.cpu_detail = QString::fromStdString(cpu->detail());
   if (gpu) b.gpu_detail = QString::fromStdString(gpu->detail());
   b.measure_chain = [cpu, gpu](ChainId c, size_t bytes, const CancelCheck& cancel) {
-    BenchRow r{c};
+    BenchRow r{.chain = c};
     const EngineRate rc = measure_engine(*cpu, c, bytes, kMinSeconds, cancel);
     r.cpu_encrypt_MBps = rc.encrypt_MBps;
     r.cpu_decrypt_MBps = rc.decrypt_MBps;

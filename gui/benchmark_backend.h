@@ -11,11 +11,13 @@
 
 namespace warpvol::gui {
 
+// QStrings value-initialised ({}): aggregate initialisers that leave them out stay free of
+// -Wmissing-field-initializers.
 struct BenchRow {
   ChainId chain;
   double cpu_encrypt_MBps = 0, cpu_decrypt_MBps = 0;
   double gpu_encrypt_MBps = 0, gpu_decrypt_MBps = 0;  // 0: no GPU
-  QString cpu_implementation;                         // "AES:vaes-avx512, ..."
+  QString cpu_implementation{};                       // "AES:vaes-avx512, ..."
 };
 
 using CancelCheck = std::function<void()>;  // throws to stop

@@ -7,12 +7,14 @@
 
 namespace warpvol::gui {
 
+// QStrings value-initialised ({}): aggregate initialisers that leave them out stay free of
+// -Wmissing-field-initializers.
 struct Favourite {
-  QString volume;        // container or device path
-  int slot = 0;          // 0: the lowest free slot
-  QString mount_point;   // empty: the default for the slot
+  QString volume{};       // container or device path
+  int slot = 0;           // 0: the lowest free slot
+  QString mount_point{};  // empty: the default for the slot
   bool read_only = false;
-  QString label;         // shown instead of the path when set
+  QString label{};        // shown instead of the path when set
   bool operator==(const Favourite&) const = default;
 };
 

@@ -45,7 +45,7 @@ FavouritesDialog::FavouritesDialog(std::vector<Favourite> list, Favourite curren
   connect(add_file, &QPushButton::clicked, this, [this] {
     const QString f = choose_volume ? choose_volume()
                                     : QFileDialog::getOpenFileName(this, tr("Select a volume"), QDir::homePath());
-    if (!f.isEmpty()) add(Favourite{f});
+    if (!f.isEmpty()) add(Favourite{.volume = f});
   });
   auto* remove = new QPushButton(tr("Remove"), this);
   connect(remove, &QPushButton::clicked, this, &FavouritesDialog::remove_selected);

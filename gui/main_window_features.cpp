@@ -34,12 +34,12 @@ Favourite MainWindow::current_favourite() const {
   const auto rows = table_->selectionModel()->selectedRows();
   if (!rows.isEmpty())
     if (const SlotRow* r = model_->row_at(rows.first().row())) {
-      Favourite f{r->container, r->slot, QString(), r->read_only};
+      Favourite f{.volume = r->container, .slot = r->slot, .read_only = r->read_only};
       // A volume mounted without a filesystem has its plaintext device there, not a folder to mount at again.
       if (QFileInfo(r->mount_point).isDir()) f.mount_point = r->mount_point;
       return f;
     }
-  return Favourite{volume_path()};
+  return Favourite{.volume = volume_path()};
 }
 
 void MainWindow::organize_favourites() {

@@ -8,18 +8,20 @@
 
 namespace warpvol::gui {
 
+// QStrings value-initialised ({}): aggregate initialisers that leave them out stay free of
+// -Wmissing-field-initializers.
 struct SlotRow {
   int slot = 0;
-  QString container;
+  QString container{};
   quint64 size = 0;
-  QString mount_point;   // or the plaintext device when no filesystem is mounted
-  QString chain;
-  QString engine;
+  QString mount_point{};  // or the plaintext device when no filesystem is mounted
+  QString chain{};
+  QString engine{};
   bool read_only = false;
   bool protect_hidden = false;
   bool protection_triggered = false;
-  QString status;        // "mounted", "FUSE process dead", ...
-  QString trigger_detail;  // which write triggered the protection
+  QString status{};      // "mounted", "FUSE process dead", ...
+  QString trigger_detail{};  // which write triggered the protection
   qint64 mounted_at = 0;   // tells two mounts of the same container in the same slot apart
 };
 

@@ -93,10 +93,9 @@ inline void reply_open(fuse_req_t req, bool direct_io) {
 
 // Serves requests until the file system is unmounted: one /dev/fuse clone per thread, four request threads per
 // core (4 to 16). Each thread has one request in flight. Since warpvol-mountd reads the container with O_DIRECT, a
-// thread waits out the disk's latency on every read, and two threads per core left a disk idle between requests:
-// cold 1 GiB reads through a mount on this VM's ext4 disk ran at 358 MB/s (AES) with two threads per core and 597
-// with four. Many more only take turns on the cores, evicting each other's 1 MiB buffers: on 2 cores, 4 threads
-// instead of 16 wrote 2-26% faster (session 6); 8 instead of 4 were level in memory (docs/perf, sessions 6 and 9).
+// thread waits out the disk's latency on every read, and two threads per core left a disk idle between requests.
+// Many more only take turns on the cores, evicting each other's 1 MiB buffers (docs/perf/design-figures.md,
+// "Mount").
 // Returns fuse_session_loop_mt's result.
 inline int serve_requests(struct fuse_session* se) {
   struct fuse_loop_config* cfg = fuse_loop_cfg_create();

@@ -8,6 +8,7 @@
 #            xvfb xauth (xvfb-run needs it; only a Recommends of xvfb) desktop-file-utils
 #            dbus-daemon (a private system bus for the GUI's udisks2 test)
 #            python3-venv (scripts/fleet-venv.sh: warpvol-fleet's venv, Ray pinned in fleet/pyproject.toml, from PyPI)
+#            python3 (ctest's generated.files reruns the Python generators of tools/gen/)
 #   GUI:     qt6-base-dev qt6-charts-dev libqt6opengl6-dev (Qt6Charts' CMake package needs it; with
 #            --no-install-recommends nothing pulls it in) libqt6svg6 (the icons) qt6-qpa-plugins (the window)
 #   package: dpkg-dev file (dpkg-shlibdeps for the .deb's Depends; CPack needs `file` to find the binaries) man-db
@@ -17,7 +18,7 @@ WARPVOL_PACKAGES=(
   build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev libxxhash-dev libssl-dev
   nlohmann-json3-dev libfuse3-dev fuse3 mtools python3-botan python3-cryptography qt6-base-dev qt6-charts-dev
   libqt6opengl6-dev libqt6svg6 qt6-qpa-plugins xvfb xauth desktop-file-utils fio e2fsprogs dosfstools fusefat
-  dbus-daemon dpkg-dev file man-db exfatprogs ntfs-3g exfat-fuse python3-venv clang-14 libclang-rt-14-dev
+  dbus-daemon dpkg-dev file man-db exfatprogs ntfs-3g exfat-fuse python3-venv clang-14 libclang-rt-14-dev python3
 )
 
 WARPVOL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

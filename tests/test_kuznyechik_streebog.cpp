@@ -420,7 +420,7 @@ TEST_CASE("Kuznyechik: XTS data-unit CRCs of VeraCrypt Tests.c (single cipher an
 namespace {
 
 std::vector<std::string> ea_encryption_order(const std::string& ea) {
-  // VeraCrypt names list the ciphers outermost first; encryption applies them in reverse (format-spec 6.3).
+  // VeraCrypt names list the ciphers outermost first; encryption applies them in reverse (docs/format-spec.md 6.3).
   std::vector<std::string> names;
   std::stringstream ss(ea);
   for (std::string part; std::getline(ss, part, '-');) names.push_back(part);

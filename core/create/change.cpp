@@ -67,7 +67,7 @@ bool veracrypt_supports_prf(PrfId prf) {
     case PrfId::Blake2s:
     case PrfId::Whirlpool:
     case PrfId::Streebog:
-    case PrfId::Argon2id:  // Windows build of 1.26.27 only (format-spec §5.4)
+    case PrfId::Argon2id:  // Windows build of 1.26.27 only (docs/format-spec.md §5.4)
       return true;
     default:
       return false;  // RIPEMD-160 (removed in 1.26), SHA-1 (TrueCrypt 5 and older)

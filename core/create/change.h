@@ -1,4 +1,4 @@
-// Header operations on existing volumes that keep the master keys (format-spec §8.4): change credentials,
+// Header operations on existing volumes that keep the master keys (docs/format-spec.md §8.4): change credentials,
 // back up and restore headers (VeraCrypt's 128 KiB external format, §2.7), convert TrueCrypt headers to
 // VeraCrypt. The data area is never touched. All header writes go through header_writer.h.
 #pragma once

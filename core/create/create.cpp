@@ -236,7 +236,7 @@ CreateResult create_hidden(const CreateOptions& opt, CreatePlan plan) {
   std::unique_ptr<BlockFile> f = open_file(opt.path, OpenMode::ReadWrite);
   if (opt.wrap_file) f = opt.wrap_file(std::move(f));
   // Replaces the (fake) hidden header pair; the outer volume's headers and data are not touched. The hidden data
-  // area is not filled: the outer volume's fill already made it random (format-spec §8.3).
+  // area is not filled: the outer volume's fill already made it random (docs/format-spec.md §8.3).
   rewrite_header_pair(*f, SlotKind::Hidden, headers[0], headers[1]);
   res.plan = plan;
   res.fill = "not written: the outer volume's random fill is kept (hidden volumes are always quick)";
@@ -258,9 +258,8 @@ CreateResult create_volume(const CreateOptions& opt) {
   const EncryptedHeader fake1 = build_fake_header(opt.chain, H, opt.sector_size);
   const EncryptedHeader fake2 = build_fake_header(opt.chain, H, opt.sector_size);
   // The header KDF (two headers, different salts, in parallel) does not depend on the fill, so it runs beside it,
-  // in the time a core would idle: during reserve() (0.39 s for 1 GiB on tmpfs, which zeroes every page) and while
-  // the engine waits for the disk. 1 GiB Serpent: 9% faster on tmpfs, about 3% on the VM's disk
-  // (docs/perf/measurements-2026-11-22.md, session 7). Declared after everything it reads: a throwing fill leaves
+  // in the time a core would idle: during reserve() (tmpfs zeroes every page) and while the engine waits for the
+  // disk (docs/perf/design-figures.md, "Create"). Declared after everything it reads: a throwing fill leaves
   // through this future's destructor, which waits for the KDF.
   std::future<std::vector<EncryptedHeader>> kdf =
       std::async(std::launch::async, [&] { return build_headers(fields, opt.chain, plan.kdf, pw, 2); });

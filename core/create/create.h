@@ -1,5 +1,5 @@
-// Creating volumes (format-spec §8): normal VeraCrypt volumes in a new file or on a block device, hidden volumes
-// inside an existing outer container (§2.3, §8.3), and imports of a raw image as the data area of a new volume.
+// Creating volumes (docs/format-spec.md §8): normal VeraCrypt volumes in a new file or on a block device, hidden
+// volumes inside an existing outer container (§2.3, §8.3), and imports of a raw image as the data area of a new volume.
 //
 // Data fill (normal volumes, unless quick): zeros encrypted under a random THROW-AWAY key of the same chain, as
 // VeraCrypt does (§8.2 step 4). Not under the volume's own key: then the outer volume's unwritten space would

@@ -30,7 +30,7 @@ struct FillOptions {
 // once for disjoint ranges, in no particular order). An empty source means the plaintext does not matter (a fill
 // under a throw-away key, which nobody will ever decrypt): each buffer starts as zeros and is then encrypted again
 // as it is, so a chunk's plaintext is the ciphertext its buffer held before. That spares a memset of the whole
-// data area.
+// data area (docs/perf/design-figures.md, "Create").
 using PlaintextSource = std::function<void(uint64_t pos, uint8_t* buf, size_t len)>;
 
 // Encrypts `length` bytes (multiple of 512) from `source` under `key` and writes them at file offset `offset`;

@@ -1,6 +1,6 @@
 // Where the used space of an outer volume's filesystem ends, so a hidden volume placed at the end of the outer
-// volume does not overwrite files (VeraCrypt's wizard scans the outer FAT for the same reason, format-spec §8.3).
-// Reads the outer volume's plaintext through a callback.
+// volume does not overwrite files (VeraCrypt's wizard scans the outer FAT for the same reason, docs/format-spec.md
+// §8.3). Reads the outer volume's plaintext through a callback.
 #pragma once
 #include <cstdint>
 #include <functional>

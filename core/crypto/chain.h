@@ -1,6 +1,6 @@
 // VeraCrypt's 15 encryption algorithms (5 ciphers + 10 cascades), their ids, names and order of application
-// (format-spec §6.3). A cascade is successive full XTS passes; cipher i of `order` is applied i-th on encryption
-// and uses key bytes [32i, 32i+32) (primary) and [K+32i, K+32i+32) (secondary), K = 32 * order.size().
+// (docs/format-spec.md §6.3). A cascade is successive full XTS passes; cipher i of `order` is applied i-th on
+// encryption and uses key bytes [32i, 32i+32) (primary) and [K+32i, K+32i+32) (secondary), K = 32 * order.size().
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -41,7 +41,7 @@ struct ChainInfo {
   size_t key_size() const { return 32 * order.size(); }  // K; header/master key material is 2K bytes
 };
 
-// In VeraCrypt's Linux auto-detection order (format-spec §7.2).
+// In VeraCrypt's Linux auto-detection order (docs/format-spec.md §7.2).
 const std::vector<ChainInfo>& all_chains();
 const ChainInfo& chain_info(ChainId id);
 // Accepts VeraCrypt names and cli names, case-insensitive ("AES-Twofish", "aes-twofish").
@@ -67,7 +67,7 @@ class XtsChain {
   std::vector<std::unique_ptr<XtsCipher>> layers_;  // encryption order
 };
 
-// Header encryption: the 448 bytes at header offsets 64..511 as data unit 0, blocks 0..27 (format-spec §6.4),
+// Header encryption: the 448 bytes at header offsets 64..511 as data unit 0, blocks 0..27 (docs/format-spec.md §6.4),
 // with reference ciphers. header_key: 2K bytes.
 void chain_header_crypt(ChainId id, const uint8_t* header_key, Direction d, uint8_t* bytes448);
 

@@ -36,7 +36,7 @@ IsaLevel detect() {
   if (!__get_cpuid_count(7, 0, &a7, &b7, &c7, &d7) || !os_saves_ymm()) return IsaLevel::AesNi;
   const bool avx2 = b7 & bit_AVX2, bmi2 = b7 & bit_BMI2;
   const bool vaes = c7 & (1u << 9), vpclmul = c7 & (1u << 10), gfni = c7 & (1u << 8);
-  // The AVX2 level needs no GFNI: Zen 3 (this project's everyday machine) has AVX2 + VAES + VPCLMULQDQ only.
+  // The AVX2 level needs no GFNI: Zen 3 has AVX2 + VAES + VPCLMULQDQ only.
   if (!(avx2 && bmi2 && vaes && vpclmul)) return IsaLevel::AesNi;
   const bool f = b7 & (1u << 16), dq = b7 & (1u << 17), bw = b7 & (1u << 30), vl = b7 & (1u << 31);
   // VBMI (vpermi2b, the Twofish S-box lookup) comes with GFNI on every AVX-512 CPU so far (Ice Lake on, Zen 4 on).

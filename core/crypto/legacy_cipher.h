@@ -1,6 +1,6 @@
 // The block ciphers of TrueCrypt before 5.0 as TrueCrypt applied them to bytes: AES, Serpent, Twofish (16-byte
 // blocks, 32-byte keys) and the 64-bit-block ciphers Blowfish (56-byte key), CAST5 (16-byte key) and Triple DES
-// EDE (24-byte key). Only for opening and migrating old volumes (format-spec §6.5); never for new ones.
+// EDE (24-byte key). Only for opening and migrating old volumes (docs/format-spec.md §6.5); never for new ones.
 #pragma once
 #include <cstddef>
 #include <cstdint>

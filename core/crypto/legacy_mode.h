@@ -1,5 +1,5 @@
-// TrueCrypt's modes before XTS (format-spec §6.5, §6.2): LRW (TrueCrypt 4.1-4.3a) and CBC with per-sector IV and
-// whitening (before 4.1), as single-cipher CBC, outer-CBC (the cascade is the block cipher of one CBC chain) and
+// TrueCrypt's modes before XTS (docs/format-spec.md §6.5, §6.2): LRW (TrueCrypt 4.1-4.3a) and CBC with per-sector IV
+// and whitening (before 4.1), as single-cipher CBC, outer-CBC (the cascade is the block cipher of one CBC chain) and
 // inner-CBC (one CBC pass per cipher). Reading old volumes and migrating them away is all they are for.
 //
 // Key layout, for the header key as for the master key area (TrueCrypt Common/Volumes.c ReadVolumeHeader):

@@ -23,12 +23,11 @@ GpuEngineFactory& gpu_factory() {
   return f;
 }
 
-// Built-in crossover defaults, used until `warpvol benchmark --calibrate` measures this machine; from the calibration
-// on the H100 machine (16-core Xeon with AVX-512, VAES and GFNI; gpu/NOTES.md, "Small requests"). AES stays on the
-// CPU: with VAES all cores beat what the GPU gets through PCIe from pageable memory at every size. Camellia (GFNI on
-// the CPU, 23 GB/s) goes to the GPU only from 64 MiB. Twofish chains (scalar on the CPU) from 64 KiB; Serpent,
-// Kuznyechik and the other cascades from 256 KiB (64 KiB measured for all but Kuznyechik-AES; a CPU with fewer
-// cores only moves the point down).
+// Built-in crossover defaults, used until `warpvol benchmark --calibrate` measures this machine; taken from a
+// calibration on a 16-core AVX-512/VAES/GFNI host with an H100 (docs/perf/design-figures.md, "Engine crossover";
+// a CPU with fewer cores only moves the point down). AES stays on the CPU: with VAES all cores beat what the GPU
+// gets through PCIe from pageable memory at every size. Camellia (GFNI on the CPU) goes to the GPU only from
+// 64 MiB, Twofish chains (scalar on the CPU) from 64 KiB, Serpent, Kuznyechik and the other cascades from 256 KiB.
 size_t default_crossover(ChainId id) {
   if (id == ChainId::Aes) return SIZE_MAX;
   if (id == ChainId::Camellia) return size_t(64) << 20;

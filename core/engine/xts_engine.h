@@ -30,7 +30,7 @@ class XtsEngine {
   virtual std::string detail() const = 0;  // threads, ISA path, device name...
   // key_material: 2K bytes (primary keys || secondary keys), as in a header's master key area.
   virtual std::shared_ptr<const EngineKey> prepare(ChainId chain, const uint8_t* key_material) = 0;
-  // TrueCrypt's legacy modes (format-spec §6.5): key = the header's key area (legacy_mode.h layout),
+  // TrueCrypt's legacy modes (docs/format-spec.md §6.5): key = the header's key area (legacy_mode.h layout),
   // lrw_unit_base = number of the data area's first unit. Only the CPU engine runs them; the default throws
   // Error(Usage) saying so.
   virtual std::shared_ptr<const EngineKey> prepare_legacy(LegacySuite suite, const uint8_t* key,

@@ -1,4 +1,4 @@
-// The 512-byte volume header (format-spec §3): field map, parse after decryption, serialize before encryption.
+// The 512-byte volume header (docs/format-spec.md §3): field map, parse after decryption, serialize before encryption.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -45,7 +45,7 @@ struct HeaderFields {
   LockedBytes key_area{256};  // master keys: primary(K) || secondary(K) || zeros
 };
 
-// Result of checking a decrypted header (format-spec §3.4).
+// Result of checking a decrypted header (docs/format-spec.md §3.4).
 enum class HeaderCheck { Ok, BadMagic, BadCrc, NewerVersion, BadSectorSize };
 
 // bytes: 512 decrypted header bytes (salt at 0..63, plaintext from 64). expected_magic: kMagicVera/kMagicTrue.

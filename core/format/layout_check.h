@@ -1,4 +1,4 @@
-// The one decision whether a decrypted header's fields fit the layout it was found in (format-spec §2, §3). A
+// The one decision whether a decrypted header's fields fit the layout it was found in (docs/format-spec.md §2, §3). A
 // header with a valid CRC can still describe a data area that a V2 layout cannot hold: writing through it would
 // overwrite the volume's own header slots. open_header() calls this for every command (info, export, mount,
 // change, reencrypt, ...), so they all refuse the same headers with the same one-line Error(Format) (exit 4).

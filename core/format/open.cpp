@@ -1,4 +1,4 @@
-// Auto-detection (format-spec §7): header locations x formats x PRFs x chains.
+// Auto-detection (docs/format-spec.md §7): header locations x formats x PRFs x chains.
 //
 // Work is split into PBKDF2 *blocks*: a candidate (location, format, PRF) needs 64 bytes of key material for the
 // single ciphers, 128 for two-cipher cascades and 192 for three. Blocks are queued in stages (every candidate's
@@ -53,8 +53,8 @@ struct Task {
   uint32_t count = 1;  // blocks block..block+count-1 together (a PRF with SIMD lanes)
 };
 
-// Rough seconds of a task on one core here (500,000-iteration blocks measured with `warpvol benchmark --kdf-only`),
-// only to order tasks.
+// Rough seconds of a task on one core (from 500,000-iteration blocks timed with `warpvol benchmark --kdf-only`;
+// docs/perf/design-figures.md, "Opening a volume"), only to order tasks.
 double task_seconds(const Task& t) {
   double per_block = 0.3;
   switch (t.cand->kdf.prf) {
@@ -101,8 +101,8 @@ std::vector<PrfId> prfs_for(VolumeFormat f, const OpenOptions& opt) {
   } else {
     for (PrfId p : {PrfId::Sha512, PrfId::Sha256, PrfId::Blake2s, PrfId::Whirlpool, PrfId::Streebog}) out.push_back(p);
     // RIPEMD-160 (VeraCrypt <= 1.25.9) and Argon2id (Windows VeraCrypt >= 1.26.27) are tried only when named with
-    // --hash: VeraCrypt 1.26 on Linux tries neither, and together they would add ~9 CPU-seconds per header slot
-    // to every wrong-password attempt (measured: 655331 RIPEMD-160 iterations x 10 blocks; Argon2id at 416 MiB).
+    // --hash: VeraCrypt 1.26 on Linux tries neither, and together they would add seconds of CPU time per header
+    // slot to every wrong-password attempt (docs/perf/design-figures.md, "Opening a volume").
     if (opt.prf == PrfId::Ripemd160 || opt.prf == PrfId::Argon2id) out.push_back(*opt.prf);
   }
   if (opt.prf) out.erase(std::remove_if(out.begin(), out.end(), [&](PrfId p) { return p != *opt.prf; }), out.end());
@@ -191,7 +191,7 @@ class Search {
     // Backup headers after every primary task: they only start in the primary work's tail, where a core would
     // otherwise wait for the last long block, and a backup match is taken only once no primary header can match.
     // The backups' tasks go longest first, so the search ends on short blocks with every core busy until then
-    // (a fallback open through the backup header waits behind the Streebog blocks: ~2 s, on a damaged volume).
+    // (a fallback open through the backup header waits behind the Streebog blocks, on a damaged volume).
     std::stable_sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) {
       if (a.cand->loc.backup != b.cand->loc.backup) return b.cand->loc.backup;
       if (a.cand->loc.backup) return task_seconds(a) > task_seconds(b);

@@ -1,5 +1,5 @@
-// Opening a volume: which header slots exist (layouts, format-spec §2 and §7) and the auto-detection search over
-// slots x PRFs x chains. Each PRF's key is derived once per slot; derivations for different PRFs run in parallel
+// Opening a volume: which header slots exist (layouts, docs/format-spec.md §2 and §7) and the auto-detection search
+// over slots x PRFs x chains. Each PRF's key is derived once per slot; derivations for different PRFs run in parallel
 // on all cores and the search stops at the first match. Only as many PBKDF2 blocks are derived as the chains being
 // tried need (AES alone needs 64 bytes = one SHA-512 block).
 #pragma once
@@ -61,7 +61,7 @@ struct OpenedHeader {
   uint64_t data_size = 0;
   uint64_t first_unit = 0;     // data-unit number of the byte at data_offset (normally data_offset / 512)
   bool master_key_vulnerable = false;  // primary key half == secondary half (VeraCrypt warns)
-  // Set for a volume of TrueCrypt before 5.0 (LRW or CBC; format-spec §6.5): the key area holds the 32-byte
+  // Set for a volume of TrueCrypt before 5.0 (LRW or CBC; docs/format-spec.md §6.5): the key area holds the 32-byte
   // tweak key / IV seed and the ciphers' keys (core/crypto/legacy_mode.h), and `chain` is meaningless.
   std::optional<LegacySuite> legacy;
   // The part of the data area [encrypted_begin, encrypted_end) that holds ciphertext; outside it the bytes are

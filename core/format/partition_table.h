@@ -1,7 +1,7 @@
 // The partitions of a whole-drive image (MBR with its extended-partition chain, or GPT), in the numbering Linux
 // gives them (sda1.. : MBR primaries 1-4, logical partitions from 5; GPT entries by their index + 1). Used to open a
 // system-encrypted partition of a drive image the way VeraCrypt does: the partition itself is the volume, its data
-// units count from its start sector within the drive (format-spec §2.5). 512-byte logical sectors.
+// units count from its start sector within the drive (docs/format-spec.md §2.5). 512-byte logical sectors.
 #pragma once
 #include <cstdint>
 #include <optional>

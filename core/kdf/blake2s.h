@@ -1,9 +1,10 @@
-// PBKDF2-HMAC-BLAKE2s-256, written here for speed (format-spec §5.1): opening a volume with a wrong password derives
-// six 500,000-iteration BLAKE2s blocks per header location, and the library routes are slow at it. Crypto++'s BLAKE2s
-// is a class with SecBlock members, so the per-iteration copy of the keyed HMAC state costs heap allocations (0.36 s
-// per block here); OpenSSL does not export BLAKE2s's compression function. Here an iteration is two compressions
-// of fixed-layout blocks, and several PBKDF2 blocks (any salts and block indexes, one password) run together in
-// AVX2 lanes, 8 per pass (blake2s_avx2.cpp). Crypto++'s BLAKE2s stays the reference in the tests.
+// PBKDF2-HMAC-BLAKE2s-256, written here for speed (docs/format-spec.md §5.1): opening a volume with a wrong password
+// derives six 500,000-iteration BLAKE2s blocks per header location, and the library routes are slow at it. Crypto++'s
+// BLAKE2s is a class with SecBlock members, so the per-iteration copy of the keyed HMAC state costs heap allocations
+// (docs/perf/design-figures.md, "BLAKE2s and SHA-2 PBKDF2"); OpenSSL does not export BLAKE2s's compression function.
+// Here an iteration is two compressions of fixed-layout blocks, and several PBKDF2 blocks (any salts and block indexes,
+// one password) run together in AVX2 lanes, 8 per pass (blake2s_avx2.cpp). Crypto++'s BLAKE2s stays the reference in
+// the tests.
 #pragma once
 #include <atomic>
 #include <cstddef>

@@ -38,8 +38,8 @@ inline void g(__m256i& a, __m256i& b, __m256i& c, __m256i& d, __m256i x, __m256i
   b = rotr<7>(_mm256_xor_si256(b, c));
 }
 
-// (Writing the four G functions of a half-round side by side, step by step, was 1.5x slower here: more spills of
-// the 16 state vectors, which already fill the 16 YMM registers.)
+// (Writing the four G functions of a half-round side by side, step by step, was slower: more spills of the 16 state
+// vectors, which already fill the 16 YMM registers; docs/perf/design-figures.md, "BLAKE2s and SHA-2 PBKDF2".)
 template <int R>
 inline void round(__m256i* v, const __m256i* m) {
   constexpr const uint8_t* s = kSigma[R];

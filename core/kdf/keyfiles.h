@@ -1,4 +1,4 @@
-// Keyfiles: VeraCrypt/TrueCrypt pool algorithm (format-spec §4.2). A folder means the regular, non-hidden files
+// Keyfiles: VeraCrypt/TrueCrypt pool algorithm (docs/format-spec.md §4.2). A folder means the regular, non-hidden files
 // directly in it. Order is irrelevant; the same file twice counts twice.
 #pragma once
 #include <string>

@@ -1,5 +1,5 @@
 // Header-key derivation: the PRFs of TrueCrypt/VeraCrypt with PBKDF2-HMAC, Argon2id, iteration counts and PIM
-// (format-spec §5).
+// (docs/format-spec.md §5).
 #pragma once
 #include <cstddef>
 #include <atomic>
@@ -29,7 +29,7 @@ std::optional<PrfId> parse_prf(std::string_view name);  // cli names and VeraCry
 
 enum class VolumeFormat { VeraCrypt, TrueCrypt };
 
-// Iteration count for a PBKDF2 PRF (format-spec §5.2). pim <= 0 means default. system = pre-boot volume.
+// Iteration count for a PBKDF2 PRF (docs/format-spec.md §5.2). pim <= 0 means default. system = pre-boot volume.
 // Returns 0 when the combination does not exist (e.g. TrueCrypt with a PIM, TrueCrypt with SHA-256).
 uint32_t pbkdf2_iterations(PrfId prf, VolumeFormat fmt, int pim, bool system);
 
@@ -37,7 +37,7 @@ struct Argon2Params {
   uint32_t t_cost;
   uint32_t m_cost_kib;
 };
-Argon2Params argon2_params(int pim);  // VeraCrypt's PIM mapping (format-spec §5.4)
+Argon2Params argon2_params(int pim);  // VeraCrypt's PIM mapping (docs/format-spec.md §5.4)
 
 // One PBKDF2-HMAC output block (1-based block index), digest_size bytes into out. Throws Error(Interrupted) when the
 // process-wide stop (kdf_stop.h) was requested.
@@ -83,6 +83,6 @@ size_t argon2id_running();
 std::vector<uint8_t> hash_bytes(PrfId prf, const uint8_t* data, size_t len);
 std::vector<uint8_t> hmac_bytes(PrfId prf, const uint8_t* key, size_t key_len, const uint8_t* data, size_t len);
 
-constexpr size_t kHeaderKeyMaterial = 192;  // bytes derived for header keys (format-spec §5.3)
+constexpr size_t kHeaderKeyMaterial = 192;  // bytes derived for header keys (docs/format-spec.md §5.3)
 
 }  // namespace warpvol

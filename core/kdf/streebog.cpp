@@ -108,9 +108,8 @@ const Consts& consts() {
 // 64 table indexes than on anything else (Zen 3 has 4 integer ALUs; the loads are not the limit). Here each input
 // lane is loaded and XORed once and its bytes taken pairwise through %al/%ah (movzbl) with a shift by 16 between
 // pairs -- Whirlpool's scheme (kdf/whirlpool.cpp) -- and the 64 table entries are XORed into the 8 outputs in
-// SSE registers, so the vector units do the XORs and the integer ALUs only compute indexes. Measured per 500k
-// block, 5 alternating runs, medians: C 2.36 s, this scheme with the XORs in integer registers 2.16-2.31 s,
-// with the XORs in SSE registers 2.13 s (against 2.31 s in the same runs).
+// SSE registers, so the vector units do the XORs and the integer ALUs only compute indexes: faster than the C form
+// and than the same scheme with the XORs in integer registers (docs/perf/design-figures.md, "Streebog").
 //
 // SB_MOV: the first lane's lookups start the outputs; SB_XOR: later lanes XOR theirs in, through a temporary
 // (SSE2's pxor takes no unaligned memory operand).

@@ -22,15 +22,10 @@
 // spilled and shuffled registers (~180 instructions per round). The index extraction, not the loads, limits on
 // Zen 3 (4 ALUs): each input row is loaded once and its bytes taken pairwise with movzbl %al / %ah and shrq $16
 // (11 ALU ops per row) instead of a shift per byte, each table load is folded into a movq/xorq, and the 8 output
-// rows stay in registers until they are stored. Variants measured on the 4 compressions of an iteration (Zen 3
-// EPYC VM, noisy: min/median of >= 7 alternating runs, 100,000 iterations, GCC 12 -O3): C gather form 0.115/0.125
-// s; asm taking 2 or 4 bytes of each row from memory (store-forwarded byte loads, fewer ALU ops, more loads)
-// 0.106-0.114 s min; asm with all bytes through %al/%ah (this one) 0.099-0.102 s min; OpenSSL-style loop
-// 0.155/0.174 s. llvm-mca -mcpu=znver3 agrees: ~40 cycles per round transform, bound by the 4 ALUs.
-// One PBKDF2 block, 500,000 iterations, same run, alternating (hidden test [.whirlpool-bench] in
-// tests/test_whirlpool_pbkdf2.cpp), Zen 3 EPYC 2-vCPU VM with other load, 3 sessions of 7 runs: median
-// 0.64 / 0.66 / 0.68 s here (best 0.55 s) against 1.10 / 1.17 / 1.08 s for the OpenSSL path
-// (pbkdf2_block(PrfId::Whirlpool), best 0.92 s): about 1.7x.
+// rows stay in registers until they are stored. Of the variants tried (C gather form, asm taking some bytes of each
+// row from memory, OpenSSL-style loop), this one was fastest, and a PBKDF2 block runs in well under the OpenSSL
+// path's time (docs/perf/design-figures.md, "Whirlpool"; hidden test [.whirlpool-bench] in
+// tests/test_whirlpool_pbkdf2.cpp compares them).
 #include "core/kdf/whirlpool.h"
 
 #include <algorithm>

@@ -129,18 +129,6 @@ std::string loop_backing_file(const std::string& device) {
   }
 }
 
-std::vector<std::string> loops_backed_by(const std::string& file) {
-  std::vector<std::string> v;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator("/sys/block", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("loop", 0) != 0) continue;
-    const std::string dev = "/dev/" + name;
-    if (loop_backing_file(dev) == file) v.push_back(dev);
-  }
-  return v;
-}
-
 bool detach_loop(const std::string& device) {
   int fd = ::open(device.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {

@@ -33,8 +33,6 @@ class LoopDevice {
 
 // The file a loop device is attached to ("" when it is free or does not exist), from sysfs.
 std::string loop_backing_file(const std::string& device);
-// Every loop device whose backing file is `file`.
-std::vector<std::string> loops_backed_by(const std::string& file);
 // LOOP_CLR_FD. Returns false (without throwing) when the device is busy: the kernel then detaches it on last close
 // (autoclear). Throws Error(Io) on other failures.
 bool detach_loop(const std::string& device);

@@ -65,9 +65,9 @@ PlainDevice::~PlainDevice() {
 // the O_DIRECT descriptor; the rest through the buffered one. The first read the kernel still refuses with EINVAL
 // (a device whose logical block is larger than kDirectAlign) turns direct reads off for good. Mixing
 // the two is coherent: a direct read first writes back dirty pages of its range (the buffered writes of
-// write_units). Why direct: a cold 1 GiB read through a mount on this VM's ext4 disk spent 56% of both cores in
-// _copy_to_iter, copying out of freshly filled page-cache pages, and read 507-590 MB/s for AES against the disk's
-// 873 under a loop device with direct I/O (docs/perf, session 9).
+// write_units). Why direct: buffered, a cold read through a mount spends most of its CPU time copying out of
+// freshly filled page-cache pages, and reads slower than the same disk under a loop device with direct I/O
+// (docs/perf/design-figures.md, "Mount").
 int PlainDevice::pread_full(uint8_t* buf, size_t len, uint64_t file_off) {
   while (len) {
     const bool aligned = direct_ok_.load(std::memory_order_relaxed) && file_off % kDirectAlign == 0 &&
@@ -158,9 +158,8 @@ int PlainDevice::write_units(uint64_t unit, uint8_t* data, size_t nunits) {
   engine_->process(*key_, Direction::Encrypt, layout_.first_unit + unit, data, nunits);
   // A container file's buffered writes are serialised by the kernel anyway (the inode lock), and its waiters spin
   // on that lock while the holder copies a whole request. Queued here instead, they sleep, and the other FUSE
-  // threads encrypt meanwhile. Mounted in /dev/shm, fio 1 MiB direct writes for 3 s, alternating binaries: Serpent
-  // 651-836 -> 705-798 MB/s (means 716 -> 746), Twofish 340-373 -> 356-393: a few percent, about this VM's noise.
-  // Block devices take no such lock, so their writes stay parallel.
+  // threads encrypt meanwhile (a few percent; docs/perf/design-figures.md, "Mount"). Block devices take no such
+  // lock, so their writes stay parallel.
   std::unique_lock<std::mutex> lk(pwrite_mu_, std::defer_lock);
   if (serialize_writes_) lk.lock();
   return pwrite_full(data, nunits * kUnit, layout_.data_offset + unit * kUnit);

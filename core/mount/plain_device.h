@@ -6,7 +6,7 @@
 //    it, straight into the FUSE thread's buffer: no second page cache under the one above the loop device, and no
 //    copy out of freshly filled page-cache pages (see pread_full);
 //  - partial units read-modify-written under a lock, so concurrent writers never lose each other's bytes;
-//  - hidden-volume protection (format-spec §7.5): a write whose host range intersects the protected range is
+//  - hidden-volume protection (docs/format-spec.md §7.5): a write whose host range intersects the protected range is
 //    refused with EIO and from then on every write fails (VeraCrypt's HiddenVolumeProtectionTriggered);
 //  - read-only: writes fail with EROFS.
 // Errors are returned as negative errno values (FUSE replies with them), never thrown.

@@ -521,7 +521,7 @@ struct Job::Impl {
 
   // Writes [rel, rel + len) with positioned writes from several threads on disjoint ranges where the machine has
   // the cores: an in-place rewrite of one file gains from several writers on many cores and loses on two
-  // (docs/perf/measurements-2026-11-25.md). The pieces' edges are on kDirectAlign boundaries, so no 512-byte unit
+  // (docs/perf/design-figures.md, "Jobs"). The pieces' edges are on kDirectAlign boundaries, so no 512-byte unit
   // is split between two writes.
   void write_range(uint64_t rel, const uint8_t* data, uint64_t len) {
     const uint64_t step = opt.max_write ? opt.max_write : len;
@@ -571,7 +571,7 @@ struct Job::Impl {
     const Part& p0 = parts[0];
     // The engine's buffer for these keys: pinned where the GPU engine takes them (DMA without a staging copy),
     // page-aligned on the CPU engine (pread into one 16 bytes past a cache-line boundary, where malloc puts a
-    // large vector's data, ran at a third of the speed).
+    // large vector's data, was much slower; docs/perf/design-figures.md, "Jobs").
     if (z.data.size() < z.len) z.data = opt.engine->io_buffer_for(size_t(z.len), *p0.old_key, p0.new_key.get());
     const size_t nunits = size_t(z.len / kDataUnitSize);
     const bool journal = j.resilience == Resilience::Journal;

@@ -255,7 +255,7 @@ std::string test_pbkdf2(Check& c, PrfId prf) {
 std::string test_iterations(Check& c) {
   const auto VC = VolumeFormat::VeraCrypt, TC = VolumeFormat::TrueCrypt;
   struct Row { PrfId prf; VolumeFormat fmt; int pim; bool system; uint32_t want; };
-  // format-spec §5.2.
+  // docs/format-spec.md §5.2.
   const Row rows[] = {
       {PrfId::Sha512, VC, 0, false, 500000},    {PrfId::Sha256, VC, 0, false, 500000},
       {PrfId::Blake2s, VC, 0, false, 500000},   {PrfId::Whirlpool, VC, 0, false, 500000},

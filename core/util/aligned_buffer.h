@@ -1,9 +1,8 @@
 // A heap buffer aligned for O_DIRECT I/O (BlockFile::write_at_direct), sized up to a whole number
 // of kDirectAlign blocks. Not copyable; the owner wipes it if it held secrets.
 // Buffers of 2 MiB and more are 2 MiB-aligned and ask for transparent huge pages: every O_DIRECT write pins its
-// buffer's pages, 2048 of 4 KiB per 8 MiB chunk. Pinning and releasing them took 4% of create's CPU time here,
-// and a 1 GiB create ran 1.48 -> 1.38 s (docs/perf/measurements-2026-11-22.md, session 8). Where THP is off,
-// madvise does nothing.
+// buffer's pages, 2048 of 4 KiB per 8 MiB chunk, and pinning and releasing them is a visible share of create's CPU
+// time (docs/perf/design-figures.md, "Huge pages for O_DIRECT buffers"). Where THP is off, madvise does nothing.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -5,7 +5,7 @@
 // Why poll at all: waking a sleeping thread costs tens of microseconds on a virtual machine (the futex wake-up
 // becomes an IPI through the hypervisor), as long as encrypting a whole 1 MiB request with AES.
 // Why yield while polling: a polling thread must not keep a runnable thread off its core. With pause alone, a volume
-// mounted on 2 cores read and wrote AES 15-20% slower than with sleeping workers (docs/perf, session 6).
+// mounted on few cores was slower than with sleeping workers (docs/perf/design-figures.md, "Thread pool").
 #pragma once
 #include <atomic>
 #include <chrono>

@@ -2,8 +2,9 @@
 // CPU engine.
 //
 // Idle workers poll for the next job for a short while before they sleep (core/util/job_board.h), and the caller
-// polls for the last piece to finish before it sleeps too: with workers that always slept, two threads were no
-// faster than one on 1 MiB requests on this project's 2-core VM, because a wake-up cost as long as the work.
+// polls for the last piece to finish before it sleeps too: on a virtual machine a wake-up can cost as long as the
+// work of a 1 MiB request, and with workers that always slept two threads were no faster than one
+// (docs/perf/design-figures.md, "Thread pool").
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -29,8 +30,7 @@ class ThreadPool {
   // Runs fn(begin, end) over consecutive pieces of [0, n), spread over the workers and the calling thread; returns
   // when all are done. A piece is the remaining count / (2 x size()), clamped to [min_piece, max_piece]: large
   // while much is left, smaller toward the end, so the threads finish together. With equal pieces, a request
-  // ended when its slowest thread finished its last piece: on the GPU machine's 16 shared cores, 16 threads
-  // delivered 80-93% of what 16 independent one-thread processes did for Serpent (docs/perf, session 7).
+  // ended when its slowest thread finished its last piece (docs/perf/design-figures.md, "Thread pool").
   // Exceptions from fn are rethrown (the first one) after all pieces finished. Not re-entrant from within fn.
   void parallel_ranges(size_t n, size_t min_piece, size_t max_piece,
                        const std::function<void(size_t, size_t)>& fn);

@@ -1,5 +1,7 @@
 // An opened volume: random-access plaintext read/write at any byte offset of the data area, through an engine.
-// Partial data units are read-modify-written. This is what export, mount and re-encryption build on.
+// Partial data units are read-modify-written. Export reads system volumes through it, and create reads an outer
+// volume's filesystem through it to place a hidden volume; mount (core/mount/plain_device.h) and re-encryption have
+// their own.
 #pragma once
 #include <memory>
 #include <string>

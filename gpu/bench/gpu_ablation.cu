@@ -1,4 +1,4 @@
-// Ablation of the kernel design (issue 8), one run over the same random data in GPU memory:
+// Ablation of the kernel design, one run over the same random data in GPU memory:
 //   (a) seed design: one launch per 256 KiB chunk, one thread per 16-byte block, every thread encrypts its own
 //       block's tweak E_K2(unit) (32x the tweak work), plain (not replicated) shared-memory tables;
 //   (b) two kernels: a tweak kernel writes every block's T_j to a buffer (16 bytes per block and layer), then the

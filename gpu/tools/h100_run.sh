@@ -1,16 +1,21 @@
 #!/bin/bash
-# Runs the GPU engine's checks and benchmarks on the GPU machine (through the device tool), from binaries built
-# here and carried as build-gpu-run/bins.tar.xz (see gpu/NOTES.md). Usage: gpu/tools/h100_run.sh STEP...
-# Steps: info, topology, clock, capacity, tests, cputests (start in the background; `cpuwait` waits), sanitize, wvbench, calibrate, ablation,
-# bench, cpubench, scaling, kernels, roundtrip, sweep, variants, sass, jobs. Results go to $OUT (at most 8 files come back).
+# Runs the GPU engine's checks and benchmarks on a machine with an NVIDIA GPU, from binaries built elsewhere and
+# carried as build-gpu-run/bins.tar.xz together with their build's CMakeCache.txt (see gpu/NOTES.md). Usage:
+# gpu/tools/h100_run.sh STEP... Steps: info, topology, clock, capacity, tests, cputests (start in the background;
+# `cpuwait` waits), sanitize, wvbench, calibrate, ablation, bench, cpubench, scaling, kernels, roundtrip, sweep,
+# variants, sass, jobs. Results go to $OUT (at most 8 files come back).
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT" /tmp/wv
 ROOT=$PWD
 tar -C /tmp/wv -xJf build-gpu-run/bins.tar.xz || exit 1
-# The test binary looks for testvectors/ and the warpvol binary where it was built (/work/main/build-gpu).
-[ -e /work/main/testvectors ] || { mkdir -p /work && ln -sfn "$ROOT" /work/main; }
-mkdir -p /work/main/build-gpu && cp /tmp/wv/warpvol /work/main/build-gpu/warpvol
+# The test binary looks for testvectors/ and the warpvol binary in the source and build folders it was built in;
+# the carried CMakeCache.txt names them, and they are recreated here (the source folder as a link to this checkout).
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' /tmp/wv/CMakeCache.txt 2>/dev/null)
+bin=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' /tmp/wv/CMakeCache.txt 2>/dev/null)
+[ -n "$src" ] && [ -n "$bin" ] || { echo "bins.tar.xz carries no CMakeCache.txt (see gpu/NOTES.md)"; exit 1; }
+[ -e "$src/testvectors" ] || { mkdir -p "$(dirname "$src")" && ln -sfn "$ROOT" "$src"; }
+mkdir -p "$bin" && cp /tmp/wv/warpvol "$bin/warpvol"
 cd /tmp/wv
 export XDG_CACHE_HOME=/tmp/xdg
 # The CPU engine's tags (ciphers, SIMD paths, XTS, cascades, hashes, KDFs, self-test): the AVX-512/GFNI/VAES paths.
@@ -41,7 +46,8 @@ for step in "$@"; do
       WARPVOL_TEST_SMALL=1 timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 ./warpvol_tests "[sanitize]" > "$OUT/san_racecheck.txt" 2>&1
       echo "racecheck rc=$?"; tail -3 "$OUT/san_racecheck.txt" ;;
     wvbench)
-      # WVBENCH_ENGINE (default all): kernel-only + pinned + pageable (1 GiB), the GPU through the engine interface, and all 16 CPU cores.
+      # WVBENCH_ENGINE (default all): kernel-only + pinned + pageable (1 GiB), the GPU through the engine interface, and
+      # all 16 CPU cores.
       timeout 150 ./warpvol benchmark --engine "${WVBENCH_ENGINE:-all}" --xts-only --json > "$OUT/wvbench.json" 2> "$OUT/wvbench.err"
       echo "rc=$?"; tail -2 "$OUT/wvbench.err" ;;
     calibrate)
@@ -72,10 +78,10 @@ for step in "$@"; do
         echo "--- openssl speed -evp aes-256-xts -bytes 512 -seconds 2"
         command -v openssl && openssl version && timeout 20 openssl speed -evp aes-256-xts -bytes 512 -seconds 2 2>&1 | tail -3
       } > "$OUT/cpubench.txt" 2>&1; echo "rc=$?"; grep -c '"kind"' "$OUT/cpubench.txt"; tail -3 "$OUT/cpubench.txt" ;;
-    topology)  # cores against hardware threads: "all cores vs one core" (issue 7) counts cores
+    topology)  # cores against hardware threads: "all cores vs one core" counts cores
       lscpu | grep -E "^(Model name|Socket|Core|Thread|CPU\(s\)|NUMA node\(s\)|L1d|L2|L3|CPU max MHz|Hypervisor)"
       echo "cpu0 siblings: $(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list 2>/dev/null)" ;;
-    scaling)  # the CPU engine at 1 thread and at every core, per request size (issue 7: all cores vs one core);
+    scaling)  # the CPU engine at 1 thread and at every core, per request size (all cores vs one core);
       # SCALING_ROUNDS > 1 alternates the thread counts that many times, so a drifting clock hits both alike.
       for size in ${SCALING_SIZES:-1M 4M 32M}; do for c in ${SCALING_CHAINS:-aes serpent twofish camellia kuznyechik aes-twofish-serpent}; do
         for r in $(seq "${SCALING_ROUNDS:-1}"); do for t in 1 $(nproc); do

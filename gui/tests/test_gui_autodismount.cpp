@@ -32,7 +32,10 @@ using namespace warpvol::gui;
 
 namespace {
 
-SlotRow row(int slot) { return SlotRow{slot, QString("/data/v%1.hc").arg(slot), 1 << 20, "/mnt", "AES", "cpu"}; }
+SlotRow row(int slot) {
+  return SlotRow{.slot = slot, .container = QString("/data/v%1.hc").arg(slot), .size = 1 << 20, .mount_point = "/mnt",
+                 .chain = "AES", .engine = "cpu"};
+}
 
 class SilentFactory : public DialogFactory {
  public:

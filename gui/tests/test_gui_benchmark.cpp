@@ -35,7 +35,7 @@ BenchmarkBackend fake_backend(bool gpu) {
   b.gpu_detail = gpu ? "Fake GPU" : "";
   b.gpu_missing_reason = gpu ? "" : "this build has no CUDA engine";
   b.measure_chain = [gpu](ChainId c, size_t, const CancelCheck&) {
-    BenchRow r{c};
+    BenchRow r{.chain = c};
     const double base = c == ChainId::Aes ? 12000 : 90 + 10 * int(c);
     r.cpu_encrypt_MBps = base;
     r.cpu_decrypt_MBps = base * 1.1;

@@ -1,4 +1,4 @@
-// The keyfile pool (format-spec §4.2) through apply_keyfiles, the function every command uses: keyfiles are
+// The keyfile pool (docs/format-spec.md §4.2) through apply_keyfiles, the function every command uses: keyfiles are
 // memfd files passed by their /proc/self/fd path. The result is compared with an independent implementation of
 // the pool (bitwise CRC-32, written from the specification, sharing no code with core/kdf/keyfiles.cpp).
 //

@@ -2,7 +2,7 @@
 """Legacy TrueCrypt containers (before 5.0: LRW and CBC modes) built from the format spec, checked by an
 independent decryptor, then opened by warpvol.
 
-Written from format-spec.md §2.4 (V1 layouts), §3.3 (header versions 1-2), §4.2 (64-byte keyfile pool), §5
+Written from docs/format-spec.md §2.4 (V1 layouts), §3.3 (header versions 1-2), §4.2 (64-byte keyfile pool), §5
 (PBKDF2 with TrueCrypt's counts), §6.2 (LRW block index) and §6.5 / TrueCrypt 7.1a's Common/Crypto.c as restated
 there (key area = 32-byte LRW tweak key or CBC IV/whitening seed, then each cipher's key at its own size; CBC
 per-sector IV and whitening; outer-CBC and inner-CBC cascades), with Botan 2 (python3-botan) for the block

@@ -2,7 +2,7 @@
 """Independent oracle for containers warpvol writes.
 
 Decrypts headers and data areas with Botan 2 (python3-botan) and Python's hashlib, following only
-format-spec.md (§2 layouts, §3 header, §4 keyfiles not used, §5 KDF, §6 XTS/cascades), never warpvol's code:
+docs/format-spec.md (§2 layouts, §3 header, §4 keyfiles not used, §5 KDF, §6 XTS/cascades), never warpvol's code:
 a bug shared by warpvol's writer and its reader cannot pass here.
 
 Covered: every chain Botan 2 has ciphers for (all except those with Kuznyechik) x the PBKDF2 PRFs

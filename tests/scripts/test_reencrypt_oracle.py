@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent VeraCrypt AES container writer/reader for the re-encryption script tests.
 
-Written from format-spec.md only (no warpvol code): PBKDF2-HMAC-SHA-512 from hashlib, AES-XTS from the
+Written from docs/format-spec.md only (no warpvol code): PBKDF2-HMAC-SHA-512 from hashlib, AES-XTS from the
 `cryptography` package, 512-byte data units numbered by absolute byte offset / 512, V2 layout (header at 0,
 backup header at H - 131072, data at 131072). So a container that warpvol re-encrypts to AES is checked by a
 second implementation, not by warpvol's own reader.

@@ -1,10 +1,9 @@
 // AES-256-XTS kernels written with intrinsics (AES-NI, AVX2+VAES, AVX-512+VAES+VPCLMULQDQ).
 //
-// Why our own code instead of Crypto++ or OpenSSL: at 512-byte data units Crypto++'s XTS runs ~1.85 GB/s and
-// OpenSSL 3.0's ~8.3 GB/s per core (the project's figures for the everyday machine), and the versions we link
-// (Crypto++ 8.7, OpenSSL 3.0) do not use 512-bit VAES for XTS; we need >= 12 GB/s per core. Measured here (bench/aes_xts_bench.cpp, one core of the GPU machine's Xeon, where a zmm VAESENC issues once
-// per cycle): avx512 11.6-11.7 GB/s = 4.4-4.6 bytes/cycle, i.e. at the AES-256 ceiling of 64 B per 14 cycles;
-// `openssl speed -evp aes-256-xts -bytes 512` (3.0.13) 2.9-3.9 GB/s in the same session. The kernels only see whole
+// Why our own code instead of Crypto++ or OpenSSL: at 512-byte data units both are far slower per core than these
+// kernels, and the versions we link (Crypto++ 8.7, OpenSSL 3.0) do not use 512-bit VAES for XTS; the AVX-512 kernel
+// runs at the AES-256 ceiling of 64 bytes per 14 cycles where a zmm VAESENC issues once per cycle
+// (docs/perf/design-figures.md, "AES-XTS"; bench/aes_xts_bench.cpp measures it). The kernels only see whole
 // 512-byte units (VeraCrypt never uses ciphertext stealing), which lets them derive all 32 tweaks of a unit from
 // E_K2(unit) with byte shifts and carry-less multiplies instead of a serial T*x chain.
 //

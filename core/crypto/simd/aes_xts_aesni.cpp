@@ -51,7 +51,7 @@ inline void initial_tweaks(const __m128i* tk, uint64_t u, __m128i* out) {
 
 // Keeps values the compiler would otherwise hold in registers (the tweaks) in memory: with all 16 XMM registers
 // needed for eight blocks in flight plus a round key, GCC otherwise keeps tweaks in registers and spills the AES
-// states every round (measured 2.3 vs 5+ GB/s).
+// states every round, at less than half the speed (docs/perf/design-figures.md, "AES-XTS").
 inline void compiler_memory_barrier() { __asm__ __volatile__("" : : : "memory"); }
 
 template <bool kEnc>

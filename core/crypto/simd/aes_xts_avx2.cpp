@@ -5,10 +5,10 @@
 // Tweaks: ymm i (0..15) lane k of a unit holds T0 * x^(2i+k). ymm 0..3 come straight from T0 (carry-less
 // multiplies by x^s, s <= 7, as in aes_xts_avx512.cpp), ymm i >= 4 = ymm (i-4) * x^8 (byte shift + reduction).
 //
-// Tuning (Intel Xeon host of the GPU machine, ymm VAESENC 2/cycle on ports 0/1): every other vector op competes
-// for the same three vector ports, so this path runs at ~65-70% of the AES ceiling there. Variants measured and
-// not kept: 16 states in flight (with or without round keys as memory operands via inline asm), tweak^key
-// precomputed into memory, tweaks by 64-bit variable shifts: all equal or up to 20% slower.
+// Tuning (on an Intel Xeon where ymm VAESENC issues 2/cycle on ports 0/1): every other vector op competes for the
+// same three vector ports, so this path stays below the AES ceiling. Variants not kept, because they were equal or
+// slower: 16 states in flight (with or without round keys as memory operands via inline asm), tweak^key
+// precomputed into memory, tweaks by 64-bit variable shifts (docs/perf/design-figures.md, "AES-XTS").
 #include <immintrin.h>
 
 #include "core/crypto/simd/aes_xts.h"

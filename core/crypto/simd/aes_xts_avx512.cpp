@@ -3,10 +3,10 @@
 // in the out-of-order window, and the initial tweaks E_K2(unit) of four units encrypted together in one zmm.
 // Why intrinsics of our own and not Crypto++/OpenSSL: see aes_xts.h.
 //
-// Tuning (measured on the Intel Xeon host of the GPU machine, where a zmm VAESENC issues 1/cycle, i.e. the AES-256
-// ceiling is 64 B / 14 cycles): one unit per round loop beat two (16 zmm in flight) by ~10%, and forming the tweaks
-// with carry-less multiplies and byte shifts (port 5 on Intel) beat 64-bit variable shifts (which share port 0
-// with VAESENC) by ~15%. This kernel runs at ~90-95% of that ceiling there.
+// Tuning (on an Intel Xeon where a zmm VAESENC issues 1/cycle, i.e. the AES-256 ceiling is 64 B / 14 cycles): one
+// unit per round loop beats two (16 zmm in flight), and forming the tweaks with carry-less multiplies and byte
+// shifts (port 5 on Intel) beats 64-bit variable shifts, which share port 0 with VAESENC
+// (docs/perf/design-figures.md, "AES-XTS").
 //
 // Tweaks: zmm i lane k of a unit holds T0 * x^(4i+k). zmm 0 and 1 come straight from T0 (broadcast to all lanes):
 //   T*x^s = T.lo*x^s ^ ((T.hi*x^s) mod x^64) << 64 ^ ((T.hi*x^s) div x^64) * 0x87      (s <= 7, carry-less)

@@ -1,14 +1,14 @@
 // Camellia-256-XTS, byte-sliced: 16 blocks per 128-bit lane are transposed so that each vector register holds
 // one byte position of all blocks ("plane"), the S-boxes run on whole planes, and the P-function and the Feistel
 // XORs become XORs of planes. The S-boxes use the AES hardware (Camellia's S-box is affine-equivalent to the
-// inversion in GF(2^8) that AES's S-box contains; camellia_sbox_gen.py derives the affine maps):
+// inversion in GF(2^8) that AES's S-box contains; tools/gen/camellia_sbox_gen.py derives the affine maps):
 //   AES-NI / AVX2+VAES: nibble-table affine maps (pshufb) around aesenclast / aesdeclast with a zero key (the
 //                       technique of the Linux kernel's camellia-aesni-avx; here F(D1) uses aesenclast and F(D2)
 //                       aesdeclast so their ShiftRows permutations cancel, see camellia_kernel.h), 16 / 32 blocks
 //                       per batch;
 //   AVX-512+GFNI:       vgf2p8affineqb + vgf2p8affineinvqb per plane, 64 blocks per batch.
-// Why not Crypto++: its Camellia is a one-block table implementation (~0.3 GB/s per core quoted on the dev
-// machine). Own key schedule (RFC 3713), checked against Crypto++ and the ECB vectors in the tests.
+// Why not Crypto++: its Camellia is a one-block table implementation (docs/perf/design-figures.md, "Crypto++ per
+// core"). Own key schedule (RFC 3713), checked against Crypto++ and the ECB vectors in the tests.
 #pragma once
 #include <cstddef>
 #include <cstdint>

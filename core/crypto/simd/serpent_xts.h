@@ -1,11 +1,11 @@
 // Serpent-256-XTS kernels, bitsliced across SIMD lanes (SSE2: 4 blocks, AVX2: 8, AVX-512: 16 per register set).
 //
-// Why hand-written instead of Crypto++: Crypto++'s Serpent is scalar (one block at a time, ~0.13 GB/s per core on
-// the dev machine). Serpent's round is already "bitsliced" inside a 32-bit word (Osvik): 4 words x0..x3, the S-box
-// as boolean operations on whole words, the linear transform as rotates and shifts. Putting word i of N different
-// blocks into the N 32-bit lanes of a vector register therefore runs N blocks with the same instruction count as
-// one. AVX-512 adds vpternlogd (any 3-input boolean function in one instruction: 8-9 per S-box instead of Osvik's
-// 16-20 two-input gates) and vprold (rotate in one instruction instead of shift/shift/or).
+// Why hand-written instead of Crypto++: Crypto++'s Serpent is scalar, one block at a time
+// (docs/perf/design-figures.md, "Crypto++ per core"). Serpent's round is already "bitsliced" inside a 32-bit word
+// (Osvik): 4 words x0..x3, the S-box as boolean operations on whole words, the linear transform as rotates and shifts.
+// Putting word i of N different blocks into the N 32-bit lanes of a vector register therefore runs N blocks with the
+// same instruction count as one. AVX-512 adds vpternlogd (any 3-input boolean function in one instruction: 8-9 per
+// S-box instead of Osvik's 16-20 two-input gates) and vprold (rotate in one instruction instead of shift/shift/or).
 //
 // Layout as in aes_xts.h: the serpent_xts_<isa>.cpp files hold the kernels (templates over a vector wrapper type
 // with internal linkage, exported as plain functions over raw pointers), serpent_impls.cpp (portable flags) holds

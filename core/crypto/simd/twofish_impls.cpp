@@ -1,12 +1,11 @@
 // Twofish-256-XTS implementations registered with the dispatcher (see simd_xts.h; kernels and tables:
 // twofish_xts.h). Portable flags here; the dispatcher selects a level only when the CPU runs it.
 //
-// Measured per core with 512-byte units (bench/cipher_xts_bench.cpp, 1 MiB buffers):
-// - dev machine (AMD EPYC Zen 3: AVX2 + VAES, no AVX-512/GFNI): scalar with 4 blocks in flight ~0.30-0.36 GB/s,
-//   AVX2 vpgatherdd ~0.20-0.28 GB/s (a ymm gather costs ~14 cycles there). Scalar wins at the AES-NI and AVX2 levels.
-// - GPU machine's Xeon (AVX-512 + VBMI + GFNI), three machines of that kind (gpu/NOTES.md, "Twofish by byte
-//   permutes"): scalar 0.20-0.28, AVX-512 gathers 0.41-0.72 (the widest spread), the byte-permute kernel (vpermi2b
-//   S-boxes, GFNI MDS) 0.61-0.73, ahead of or level with gathers each time. It is registered at the AVX-512 level.
+// Which kernel is registered per level follows bench/cipher_xts_bench.cpp (docs/perf/design-figures.md, "Twofish"):
+// - AVX2 without AVX-512 (Zen 3): scalar with 4 blocks in flight beats vpgatherdd (a ymm gather is slow there), so
+//   scalar serves the AES-NI and AVX2 levels.
+// - AVX-512 + VBMI + GFNI (Xeon): the byte-permute kernel (vpermi2b S-boxes, GFNI MDS) was ahead of or level with the
+//   gathers on every machine tried, and gathers varied most between machines. It is registered at the AVX-512 level.
 // The gather kernels are tested (tests/test_simd_ciphers.cpp) wherever the CPU runs them.
 #include <memory>
 #include <string_view>
@@ -60,8 +59,8 @@ std::unique_ptr<XtsCipher> make_avx512_vbmi(const uint8_t* key1, const uint8_t* 
 void add_twofish_impls(std::vector<XtsImpl>& out) {
   out.push_back({CipherId::Twofish, IsaLevel::AesNi, &make_scalar});
   out.push_back({CipherId::Twofish, IsaLevel::Avx512, &make_avx512_vbmi});
-  // Not registered: twofish::xts_{en,de}crypt_avx2 (gathers; slower than scalar on Zen 3, the AVX2-level machine
-  // measured) and _avx512 (gathers; not ahead of the byte-permute kernel on the Xeon).
+  // Not registered: twofish::xts_{en,de}crypt_avx2 (gathers; slower than scalar on Zen 3) and _avx512 (gathers;
+  // not ahead of the byte-permute kernel on the Xeon).
 }
 
 }  // namespace warpvol::simd

@@ -2,8 +2,8 @@
 // in an unnamed namespace on purpose: should a file with wider ISA flags ever include it, it gets its own copy, and
 // the linker can never hand that copy to portable code (the one-definition rule would allow it for ordinary inline
 // functions and templates). A hybrid kernel (gathers for half of each unit, this scalar code for the other half,
-// rounds interleaved) was tried on the dev machine and was slower than this scalar code alone (~0.16-0.30 vs
-// ~0.36 GB/s), so it was not kept.
+// rounds interleaved) was slower than this scalar code alone on Zen 3, so it was not kept
+// (docs/perf/design-figures.md, "Twofish").
 #pragma once
 #include <cstdint>
 

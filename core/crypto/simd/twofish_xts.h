@@ -7,7 +7,7 @@
 //   byte permutes (AVX-512 VBMI + GFNI, twofish_xts_avx512.cpp): the same word-sliced blocks, but the four keyed
 //            S-boxes are looked up for all 64 bytes of a vector by vpermi2b from the 1 KiB of S-box bytes, and the
 //            MDS multiply is done with GF(2^8) affine products and rotations: no gathers, no 4 KiB tables.
-// Why not Crypto++: its Twofish runs one block at a time (~0.27 GB/s per core quoted on the dev machine), its
+// Why not Crypto++: its Twofish runs one block at a time (docs/perf/design-figures.md, "Crypto++ per core"), its
 // latency chain (byte extract -> load -> xor -> add) leaves most of the core idle. Which kernel wins is measured by
 // bench/cipher_xts_bench.cpp; twofish_impls.cpp registers the winner per level (see the comment there).
 #pragma once

@@ -10,7 +10,7 @@ namespace warpvol::simd::twofish {
 
 namespace {
 
-constexpr int kLanes = 4;  // blocks in flight (measured here: 2 -> 0.21, 4 -> 0.35, 6 -> 0.31, 8 -> 0.35 GB/s)
+constexpr int kLanes = 4;  // blocks in flight: the fewest at the best speed (docs/perf/design-figures.md, "Twofish")
 
 static_assert(32 % kLanes == 0, "a data unit must split into whole groups");
 
