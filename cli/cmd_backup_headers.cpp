@@ -8,7 +8,6 @@
 #include "cli/command.h"
 #include "cli/credentials.h"
 #include "cli/new_credentials.h"
-#include "cli/volume_info.h"
 #include "core/create/change.h"
 #include "core/create/output_file.h"
 #include "core/util/error.h"
@@ -16,7 +15,7 @@
 namespace warpvol::cli {
 namespace {
 
-class BackupHeadersCommand final : public Command {
+class BackupHeadersCommand final : public VolumeCommand<NoRequest> {
  public:
   std::string name() const override { return "backup-headers"; }
   std::string summary() const override {
@@ -29,7 +28,6 @@ class BackupHeadersCommand final : public Command {
   std::string example() const override {
     return "warpvol backup-headers secret.hc secret.hdr --password-stdin < pw.txt";
   }
-  bool opens_volume() const override { return true; }
   void add_options(po::options_description& visible, po::options_description& hidden) const override {
     visible.add_options()("force,f", "replace FILE if it exists");
     add_password_source_options(visible, "hidden-", "(optional) the hidden volume's", true);
@@ -37,14 +35,14 @@ class BackupHeadersCommand final : public Command {
   }
   void add_positionals(po::positional_options_description& pos) const override { pos.add("volume", 1).add("file", 1); }
 
-  int execute(Context& ctx, const po::variables_map& vm) const override {
-    if (!vm.count("volume") || !vm.count("file"))
-      throw Error(ErrorKind::Usage, "missing VOLUME or FILE (usage: warpvol " + usage() + ")");
-    const std::string path = vm["volume"].as<std::string>();
+  std::vector<std::string> required_positionals() const override { return {"volume", "file"}; }
+
+  int execute_with_volume(Context& ctx, const po::variables_map& vm, const std::string& path,
+                          std::unique_ptr<BlockFile> file, NoRequest&) const override {
+    file.reset();
     const std::string out = vm["file"].as<std::string>();
     BackupOptions o;
     o.force = vm.count("force") > 0;
-    open_volume_file(path).reset();
     check_target(out, o.force);  // before any prompt
     o.open = open_options_from(vm, path, ctx);
     if (any_option_with_prefix(vm, "hidden-")) {

@@ -14,7 +14,6 @@
 #include "cli/new_credentials.h"
 #include "cli/password_strength.h"
 #include "cli/password_policy.h"
-#include "cli/volume_info.h"
 #include "core/create/change.h"
 #include "core/util/error.h"
 
@@ -42,7 +41,7 @@ std::string pim_change_text(int before, int after) {
   return t(before) + " -> " + t(after);
 }
 
-class ChangeCommand final : public Command {
+class ChangeCommand final : public VolumeCommand<ChangeOptions> {
  public:
   std::string name() const override { return "change"; }
   std::string summary() const override {
@@ -55,7 +54,6 @@ class ChangeCommand final : public Command {
   std::string example() const override {
     return "printf '%s\\n%s\\n' \"$OLD\" \"$NEW\" | warpvol change secret.hc --password-stdin --new-password-stdin";
   }
-  bool opens_volume() const override { return true; }
   void add_options(po::options_description& visible, po::options_description& hidden) const override {
     add_password_source_options(visible, "new-", "the new", true);
     visible.add_options()
@@ -68,9 +66,7 @@ class ChangeCommand final : public Command {
   }
   void add_positionals(po::positional_options_description& pos) const override { pos.add("volume", 1); }
 
-  int execute(Context& ctx, const po::variables_map& vm) const override {
-    if (!vm.count("volume")) throw Error(ErrorKind::Usage, "missing VOLUME (usage: warpvol " + usage() + ")");
-    const std::string path = vm["volume"].as<std::string>();
+  ChangeOptions parse_request(Context&, const po::variables_map& vm, const std::string&) const override {
     ChangeOptions o;
     if (vm.count("new-hash")) {
       const std::string h = vm["new-hash"].as<std::string>();
@@ -86,7 +82,11 @@ class ChangeCommand final : public Command {
       if (pim < 0 || pim > kMaxPim)
         throw Error(ErrorKind::Usage, "--new-pim must be between 0 and " + std::to_string(kMaxPim));
     }
-    auto file = open_volume_file(path);  // exists, is a file or device: before any prompt
+    return o;
+  }
+
+  int execute_with_volume(Context& ctx, const po::variables_map& vm, const std::string& path,
+                          std::unique_ptr<BlockFile> file, ChangeOptions& o) const override {
     file.reset();
     const bool non_interactive = vm.count("non-interactive") > 0;
     o.open = open_options_from(vm, path, ctx);  // current password: first line of stdin

@@ -6,14 +6,13 @@
 
 #include "cli/command.h"
 #include "cli/credentials.h"
-#include "cli/volume_info.h"
 #include "core/create/change.h"
 #include "core/util/error.h"
 
 namespace warpvol::cli {
 namespace {
 
-class ConvertCommand final : public Command {
+class ConvertCommand final : public VolumeCommand<ConvertOptions> {
  public:
   std::string name() const override { return "convert"; }
   std::string summary() const override {
@@ -25,21 +24,18 @@ class ConvertCommand final : public Command {
   std::string example() const override {
     return "warpvol convert old.tc --to veracrypt --hash sha512 --password-stdin < pw.txt";
   }
-  bool opens_volume() const override { return true; }
   void add_options(po::options_description& visible, po::options_description& hidden) const override {
     visible.add_options()("to", po::value<std::string>()->value_name("veracrypt"), "target format (veracrypt)");
     hidden.add_options()("volume", po::value<std::string>(), "volume");
   }
   void add_positionals(po::positional_options_description& pos) const override { pos.add("volume", 1); }
 
-  int execute(Context& ctx, const po::variables_map& vm) const override {
-    if (!vm.count("volume")) throw Error(ErrorKind::Usage, "missing VOLUME (usage: warpvol " + usage() + ")");
+  ConvertOptions parse_request(Context&, const po::variables_map& vm, const std::string&) const override {
     if (!vm.count("to")) throw Error(ErrorKind::Usage, "--to veracrypt is required");
     if (vm["to"].as<std::string>() != "veracrypt")
       throw Error(ErrorKind::Usage, "--to: only 'veracrypt' is supported");
     if (vm.count("veracrypt")) throw Error(ErrorKind::Usage, "--veracrypt does not apply: the volume is TrueCrypt");
     if (vm.count("system")) throw Error(ErrorKind::Usage, "system encryption cannot be converted by warpvol");
-    const std::string path = vm["volume"].as<std::string>();
     ConvertOptions o;
     if (vm.count("hash")) {
       const std::string h = vm["hash"].as<std::string>();
@@ -52,7 +48,12 @@ class ConvertCommand final : public Command {
       if (o.new_pim < 0 || o.new_pim > kMaxPim)
         throw Error(ErrorKind::Usage, "--pim must be between 0 and " + std::to_string(kMaxPim));
     }
-    open_volume_file(path).reset();
+    return o;
+  }
+
+  int execute_with_volume(Context& ctx, const po::variables_map& vm, const std::string& path,
+                          std::unique_ptr<BlockFile> file, ConvertOptions& o) const override {
+    file.reset();
     // --hash/--pim are the new header's: take them out of the opening options.
     po::variables_map vm2 = vm;
     vm2.erase("hash");

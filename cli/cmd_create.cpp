@@ -145,7 +145,7 @@ class CreateCommand final : public Command {
   void add_positionals(po::positional_options_description& pos) const override { pos.add("volume", 1); }
 
   int execute(Context& ctx, const po::variables_map& vm) const override {
-    if (!vm.count("volume")) throw Error(ErrorKind::Usage, "missing VOLUME (usage: warpvol " + usage() + ")");
+    require_positionals(vm, {"volume"});
     CreateOptions o;
     o.path = vm["volume"].as<std::string>();
     // 1. Option values, before any prompt.

@@ -22,7 +22,6 @@
 #include "cli/command.h"
 #include "cli/credentials.h"
 #include "cli/progress.h"
-#include "cli/volume_info.h"
 #include "core/engine/engine_factory.h"
 #include "core/job/stream.h"
 #include "core/io/device_target.h"
@@ -179,7 +178,13 @@ class Output {
   bool committed_ = false;
 };
 
-class ExportCommand final : public Command {
+// What export takes from the command line besides the volume and its credentials.
+struct ExportRequest {
+  size_t chunk = kDefaultChunk;
+  EngineChoice choice = EngineChoice::Auto;
+};
+
+class ExportCommand final : public VolumeCommand<ExportRequest> {
  public:
   std::string name() const override { return "export"; }
   std::string summary() const override {
@@ -189,7 +194,6 @@ class ExportCommand final : public Command {
   std::string example() const override {
     return "warpvol export secret.hc image.raw --password-stdin < pw.txt   (then: mdir -i image.raw ::)";
   }
-  bool opens_volume() const override { return true; }
   bool uses_engine() const override { return true; }
   void add_options(po::options_description& visible, po::options_description& hidden) const override {
     visible.add_options()
@@ -204,22 +208,24 @@ class ExportCommand final : public Command {
     pos.add("volume", 1).add("out", 1);
   }
 
-  int execute(Context& ctx, const po::variables_map& vm) const override {
-    if (!vm.count("volume") || !vm.count("out"))
-      throw Error(ErrorKind::Usage, "missing VOLUME or OUT (usage: warpvol " + usage() + ")");
-    const std::string path = vm["volume"].as<std::string>();
-    const std::string out_path = vm["out"].as<std::string>();
-    size_t chunk = kDefaultChunk;
+  std::vector<std::string> required_positionals() const override { return {"volume", "out"}; }
+
+  ExportRequest parse_request(Context&, const po::variables_map& vm, const std::string&) const override {
+    ExportRequest r;
     if (vm.count("chunk-size")) {
       uint64_t c = parse_size(vm["chunk-size"].as<std::string>());
       if (c < 65536 || c % kDataUnitSize || c > (uint64_t(1) << 30))
         throw Error(ErrorKind::Usage, "--chunk-size must be a multiple of 512 between 64K and 1G");
-      chunk = size_t(c);
+      r.chunk = size_t(c);
     }
-    const EngineChoice choice = engine_choice_from(vm);
+    r.choice = engine_choice_from(vm);
+    return r;
+  }
 
+  int execute_with_volume(Context& ctx, const po::variables_map& vm, const std::string& path,
+                          std::unique_ptr<BlockFile> file, ExportRequest& request) const override {
+    const std::string out_path = vm["out"].as<std::string>();
     // Everything that can be checked without the password first.
-    auto file = open_volume_file(path);
     struct stat vst;
     const bool have_vst = ::stat(path.c_str(), &vst) == 0;
     Output out(out_path, vm.count("force") > 0, have_vst ? &vst : nullptr);
@@ -227,7 +233,7 @@ class ExportCommand final : public Command {
     OpenOptions opt = open_options_from(vm, path, ctx);
     OpenedHeader header = open_header(*file, opt);
     EngineOptions eo;
-    eo.choice = choice;
+    eo.choice = request.choice;
     eo.verbose = [&ctx](const std::string& m) { ctx.verbose_line(m); };
     std::shared_ptr<XtsEngine> engine = make_engine(eo);
     ctx.verbose_line("engine " + engine->name() + ": " + engine->detail());
@@ -239,7 +245,7 @@ class ExportCommand final : public Command {
     out.create();
     ProgressRenderer progress(choose_progress_mode(vm.count("progress-json") > 0, vm.count("quiet") > 0), ctx.err);
     const auto t0 = std::chrono::steady_clock::now();
-    copy_out(ctx, vol, *engine, out, chunk, progress);
+    copy_out(ctx, vol, *engine, out, request.chunk, progress);
     out.commit();
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ctx.verbose_line("exported " + std::to_string(vol.size()) + " bytes to " + out.display() + " in " +

@@ -4,12 +4,12 @@
 #include "cli/command.h"
 #include "cli/credentials.h"
 #include "cli/volume_info.h"
-#include "core/util/error.h"
+#include "core/format/header_json.h"
 
 namespace warpvol::cli {
 namespace {
 
-class InfoCommand final : public Command {
+class InfoCommand final : public VolumeCommand<NoRequest> {
  public:
   std::string name() const override { return "info"; }
   std::string summary() const override {
@@ -17,17 +17,14 @@ class InfoCommand final : public Command {
   }
   std::string usage() const override { return "info VOLUME [--json] [credentials]"; }
   std::string example() const override { return "warpvol info secret.hc --password-stdin < pw.txt"; }
-  bool opens_volume() const override { return true; }
   bool has_json() const override { return true; }
   void add_options(po::options_description&, po::options_description& hidden) const override {
     hidden.add_options()("volume", po::value<std::string>(), "volume");
   }
   void add_positionals(po::positional_options_description& pos) const override { pos.add("volume", 1); }
 
-  int execute(Context& ctx, const po::variables_map& vm) const override {
-    if (!vm.count("volume")) throw Error(ErrorKind::Usage, "missing VOLUME (usage: warpvol " + usage() + ")");
-    const std::string path = vm["volume"].as<std::string>();
-    auto file = open_volume_file(path);
+  int execute_with_volume(Context& ctx, const po::variables_map& vm, const std::string& path,
+                          std::unique_ptr<BlockFile> file, NoRequest&) const override {
     OpenOptions opt = open_options_from(vm, path, ctx);
     OpenedHeader h = open_header(*file, opt);
     if (ctx.json)

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "cli/mount_json.h"
 #include "core/mount/mounter.h"
 #include "core/util/error.h"
 
@@ -57,35 +58,7 @@ class ListCommand final : public Command {
                     s.record.volume + "): writes to it are refused; dismount it");
     if (ctx.json) {
       nlohmann::json a = nlohmann::json::array();
-      for (const auto& s : all) {
-        const auto& r = s.record;
-        a.push_back({{"slot", r.slot},
-                     {"volume", r.volume},
-                     {"plaintext_device", r.plaintext_device},
-                     {"loop_device", r.loop_device},
-                     {"mount_point", r.mount_point},
-                     {"filesystem", r.filesystem},
-                     {"mount_helper", r.mount_helper},
-                     {"volume_type", r.volume_type},
-                     {"format", r.format},
-                     {"chain", r.chain},
-                     {"prf", r.prf},
-                     {"size", r.size},
-                     {"read_only", s.read_only()},
-                     {"volume_read_only", r.read_only},
-                     {"filesystem_read_only", s.filesystem_read_only},
-                     {"hidden_protection", r.protect_hidden},
-                     {"hidden_protection_triggered", s.daemon.protection_triggered},
-                     {"hidden_protection_detail", s.daemon.trigger_detail},
-                     {"protected_range", r.protect_hidden ? nlohmann::json::array({r.protected_start, r.protected_end})
-                                                          : nlohmann::json()},
-                     {"engine", r.engine},
-                     {"pid", r.pid},
-                     {"fuse_alive", s.fuse_alive},
-                     {"filesystem_mounted", s.mount_point_mounted},
-                     {"status", s.status()},
-                     {"mounted_at", r.mounted_at}});
-      }
+      for (const auto& s : all) a.push_back(mount_status_json(s));
       ctx.out << a.dump(2) << std::endl;
       return 0;
     }

@@ -4,7 +4,6 @@
 // and the output.
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,31 +13,23 @@
 
 #include "cli/command.h"
 #include "cli/credentials.h"
-#include "cli/volume_info.h"
+#include "cli/mount_json.h"
+#include "cli/password_input.h"
 #include "core/format/header.h"
+#include "core/format/header_json.h"
 #include "core/mount/mounter.h"
 #include "core/util/error.h"
 
 namespace warpvol::cli {
 namespace {
 
-nlohmann::json record_json(const mount::MountRecord& r) {
-  return nlohmann::json{{"slot", r.slot},
-                        {"volume", r.volume},
-                        {"plaintext_device", r.plaintext_device},
-                        {"loop_device", r.loop_device},
-                        {"mount_point", r.mount_point},
-                        {"filesystem", r.filesystem},
-                        {"mount_helper", r.mount_helper},
-                        {"read_only", r.read_only},
-                        {"hidden_protection", r.protect_hidden},
-                        {"chain", r.chain},
-                        {"prf", r.prf},
-                        {"engine", r.engine},
-                        {"pid", r.pid}};
-}
+// What mount takes from the command line besides the volume and its credentials.
+struct MountCommandRequest {
+  mount::MountRequest mount;
+  bool protect = false;  // --protect-hidden
+};
 
-class MountCommand final : public Command {
+class MountCommand final : public VolumeCommand<MountCommandRequest> {
  public:
   std::string name() const override { return "mount"; }
   std::string summary() const override {
@@ -51,7 +42,6 @@ class MountCommand final : public Command {
   std::string example() const override {
     return "warpvol mount secret.hc /mnt/secret --password-stdin < pw.txt   (later: warpvol dismount /mnt/secret)";
   }
-  bool opens_volume() const override { return true; }
   bool uses_engine() const override { return true; }
   bool prestarts_engine() const override { return false; }  // the mount daemon is forked
   bool has_json() const override { return true; }
@@ -83,10 +73,9 @@ class MountCommand final : public Command {
     pos.add("volume", 1).add("mountpoint", 1);
   }
 
-  int execute(Context& ctx, const po::variables_map& vm) const override {
-    if (!vm.count("volume")) throw Error(ErrorKind::Usage, "missing VOLUME (usage: warpvol " + usage() + ")");
-    const std::string path = vm["volume"].as<std::string>();
-    mount::MountRequest req;
+  MountCommandRequest parse_request(Context& ctx, const po::variables_map& vm, const std::string& path) const override {
+    MountCommandRequest request;
+    mount::MountRequest& req = request.mount;
     req.volume = path;
     req.read_only = vm.count("read-only") > 0;
     req.filesystem = vm["filesystem"].as<std::string>();
@@ -108,7 +97,7 @@ class MountCommand final : public Command {
     req.loop_direct_io = vm.count("no-loop-direct-io") == 0;
     req.verbose = [&ctx](const std::string& m) { ctx.verbose_line(m); };
     req.notice = [&ctx](const std::string& m) { ctx.message(m); };
-    const bool protect = vm.count("protect-hidden") > 0;
+    const bool protect = request.protect = vm.count("protect-hidden") > 0;
     const bool protect_opts = vm.count("protect-hidden-password-stdin") || vm.count("protect-hidden-password-fd") ||
                               vm.count("protect-hidden-keyfile") || vm.count("protect-hidden-pim");
     if (protect_opts && !protect)
@@ -122,9 +111,14 @@ class MountCommand final : public Command {
       throw Error(ErrorKind::Usage,
                   "mounting a filesystem needs root: loop devices and mount(2) require CAP_SYS_ADMIN, which this "
                   "process lacks (run it with sudo, or use --filesystem none to get only the plaintext device)");
+    return request;
+  }
 
-    // File checks before any password prompt.
-    (void)open_volume_file(path);
+  int execute_with_volume(Context& ctx, const po::variables_map& vm, const std::string& path,
+                          std::unique_ptr<BlockFile> checked, MountCommandRequest& request) const override {
+    checked.reset();  // the header is read through the descriptor the FUSE process gets, below
+    mount::MountRequest& req = request.mount;
+    const bool protect = request.protect;
     int fd = ::open(path.c_str(), (req.read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
     if (fd < 0) {
       const int e = errno;
@@ -187,7 +181,7 @@ class MountCommand final : public Command {
     req.header_info = header_json(h, path).dump();
     mount::MountRecord rec = mount::mount_volume(req, fd, h);
     if (ctx.json) {
-      ctx.out << record_json(rec).dump(2) << std::endl;
+      ctx.out << mount_record_json(rec).dump(2) << std::endl;
     } else if (rec.mount_point.empty()) {
       ctx.out << rec.plaintext_device << std::endl;
       ctx.message("slot " + std::to_string(rec.slot) + ": plaintext device of " + rec.volume + " is " +
@@ -218,15 +212,12 @@ class MountCommand final : public Command {
     if (vm.count("protect-hidden-keyfile"))
       o.credentials.keyfiles = vm["protect-hidden-keyfile"].as<std::vector<std::string>>();
     const size_t max_len = outer.format == VolumeFormat::TrueCrypt ? kMaxTrueCryptPasswordBytes : kMaxPasswordBytes;
-    if (vm.count("protect-hidden-password-stdin")) {
-      o.credentials.password = read_password_line(STDIN_FILENO, max_len, "stdin", ctx);
-    } else if (vm.count("protect-hidden-password-fd")) {
-      const int pfd = vm["protect-hidden-password-fd"].as<int>();
-      if (pfd < 0) throw Error(ErrorKind::Usage, "--protect-hidden-password-fd needs a file descriptor number >= 0");
-      o.credentials.password = read_password_line(pfd, max_len, "fd " + std::to_string(pfd), ctx);
+    // One source was checked before the volume was opened (there is no --protect-hidden-password).
+    if (auto pw = password_from_options(vm, "protect-hidden-", max_len, ctx)) {
+      o.credentials.password = std::move(*pw);
     } else if (!vm.count("non-interactive") && ::isatty(STDIN_FILENO)) {
-      ctx.err << "Enter the hidden volume's password (to protect it) for " << path << ": " << std::flush;
-      o.credentials.password = read_password_no_echo(max_len, ctx);
+      o.credentials.password =
+          prompt_password(ctx, "Enter the hidden volume's password (to protect it) for " + path, max_len);
     } else if (o.credentials.keyfiles.empty()) {
       throw Error(ErrorKind::Usage, "--protect-hidden needs the hidden volume's password: "
                                     "--protect-hidden-password-stdin, --protect-hidden-password-fd N or "
@@ -235,28 +226,6 @@ class MountCommand final : public Command {
     if (o.credentials.password.empty() && o.credentials.keyfiles.empty())
       throw Error(ErrorKind::Usage, "empty hidden-volume password: give a password or a keyfile");
     return o;
-  }
-
-  // A prompt on the terminal with echo off (restored on every path).
-  static LockedBytes read_password_no_echo(size_t max_len, const Context& ctx) {
-    struct termios saved {};
-    const bool have = tcgetattr(STDIN_FILENO, &saved) == 0;
-    if (have) {
-      struct termios t = saved;
-      t.c_lflag &= ~tcflag_t(ECHO | ECHONL);
-      t.c_lflag |= ICANON;
-      tcsetattr(STDIN_FILENO, TCSAFLUSH, &t);
-    }
-    struct Restore {
-      bool have;
-      struct termios saved;
-      const Context& ctx;
-      ~Restore() {
-        if (have) tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
-        ctx.err << std::endl;
-      }
-    } restore{have, saved, ctx};
-    return read_password_line(STDIN_FILENO, max_len, "the terminal", ctx);
   }
 };
 

@@ -42,8 +42,8 @@
 #include "cli/new_credentials.h"
 #include "cli/password_policy.h"
 #include "cli/progress.h"
-#include "cli/volume_info.h"
 #include "core/engine/engine_factory.h"
+#include "core/format/open.h"
 #include "core/reencrypt/batch.h"
 #include "core/util/error.h"
 
@@ -450,7 +450,7 @@ class ReencryptCommand final : public Command {
       for (const auto& v : volumes) listed |= same_file(v, e.volume);
       if (!listed) volumes.push_back(e.volume);
     }
-    if (volumes.empty()) throw Error(ErrorKind::Usage, "missing VOLUME (usage: warpvol " + usage() + ")");
+    if (volumes.empty()) throw missing_positionals({"volume"});
     if (vm.count("resume") && vm.count("resume-only"))
       throw Error(ErrorKind::Usage, "--resume and --resume-only exclude each other");
     reenc::NewSettings next;

@@ -6,14 +6,13 @@
 
 #include "cli/command.h"
 #include "cli/credentials.h"
-#include "cli/volume_info.h"
 #include "core/create/change.h"
 #include "core/util/error.h"
 
 namespace warpvol::cli {
 namespace {
 
-class RestoreHeadersCommand final : public Command {
+class RestoreHeadersCommand final : public VolumeCommand<RestoreOptions> {
  public:
   std::string name() const override { return "restore-headers"; }
   std::string summary() const override {
@@ -25,7 +24,6 @@ class RestoreHeadersCommand final : public Command {
   std::string example() const override {
     return "warpvol restore-headers secret.hc --from secret.hdr --password-stdin < pw.txt";
   }
-  bool opens_volume() const override { return true; }
   void add_options(po::options_description& visible, po::options_description& hidden) const override {
     visible.add_options()
         ("from", po::value<std::string>()->value_name("FILE"), "a 128 KiB header backup (backup-headers, VeraCrypt)")
@@ -34,9 +32,7 @@ class RestoreHeadersCommand final : public Command {
   }
   void add_positionals(po::positional_options_description& pos) const override { pos.add("volume", 1); }
 
-  int execute(Context& ctx, const po::variables_map& vm) const override {
-    if (!vm.count("volume")) throw Error(ErrorKind::Usage, "missing VOLUME (usage: warpvol " + usage() + ")");
-    const std::string path = vm["volume"].as<std::string>();
+  RestoreOptions parse_request(Context&, const po::variables_map& vm, const std::string&) const override {
     const bool from_file = vm.count("from") > 0, embedded = vm.count("from-embedded-backup") > 0;
     if (from_file == embedded)
       throw Error(ErrorKind::Usage, "give exactly one of --from FILE and --from-embedded-backup");
@@ -49,11 +45,16 @@ class RestoreHeadersCommand final : public Command {
       if (o.from_file.empty()) throw Error(ErrorKind::Usage, "--from needs a file name");
       open_file(o.from_file, OpenMode::ReadOnly).reset();  // exists and is readable: before the prompt
     }
-    open_volume_file(path).reset();
+    return o;
+  }
+
+  int execute_with_volume(Context& ctx, const po::variables_map& vm, const std::string& path,
+                          std::unique_ptr<BlockFile> file, RestoreOptions& o) const override {
+    file.reset();
     o.open = open_options_from(vm, path, ctx);
     RestoreResult r = restore_headers(path, o);
     ctx.out << "Restored the " << slot_kind_name(r.header.slot) << " volume's header of " << path << " from "
-            << (from_file ? o.from_file : std::string("the embedded backup header")) << "\n"
+            << (!o.from_file.empty() ? o.from_file : std::string("the embedded backup header")) << "\n"
             << "Headers:        primary and embedded backup rewritten with fresh salts (" << r.header.kdf.describe()
             << ")\n";
     return 0;

@@ -19,6 +19,21 @@ void Context::check_cancel() const {
   if (cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
 }
 
+Error Command::missing_positionals(const std::vector<std::string>& names) const {
+  std::string list;
+  for (const auto& n : names) {
+    std::string upper = n;
+    for (auto& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
+    list += (list.empty() ? "" : " or ") + upper;
+  }
+  return Error(ErrorKind::Usage, "missing " + list + " (usage: warpvol " + usage() + ")");
+}
+
+void Command::require_positionals(const po::variables_map& vm, const std::vector<std::string>& names) const {
+  for (const auto& n : names)
+    if (!vm.count(n)) throw missing_positionals(names);
+}
+
 const std::vector<std::unique_ptr<Command>>& commands() {
   static const std::vector<std::unique_ptr<Command>> list = [] {
     std::vector<std::unique_ptr<Command>> v;

@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "core/engine/engine_factory.h"
+#include "core/format/open.h"
+#include "core/io/file.h"
+#include "core/util/error.h"
 #include "core/util/progress.h"
 
 namespace warpvol::cli {
@@ -54,7 +57,43 @@ class Command {
   // Accepts --json.
   virtual bool has_json() const { return false; }
   virtual int execute(Context& ctx, const po::variables_map& vm) const = 0;
+
+ protected:
+  // Error(Usage) "missing VOLUME or OUT (usage: warpvol <usage>)" for positionals named "volume" and "out".
+  Error missing_positionals(const std::vector<std::string>& names) const;
+  // Throws missing_positionals(names) unless every one of them was given.
+  void require_positionals(const po::variables_map& vm, const std::vector<std::string>& names) const;
 };
+
+// A command on one existing volume, as KeePassXC's DatabaseCommand: execute() checks that VOLUME (and the command's
+// other required positionals) were given, reads the rest of the command line into a Request, opens VOLUME
+// (open_volume_file: it exists, is readable and can hold a header) and runs the command with it. The order is the
+// contract: a bad option value is a usage error before the file is touched, and a missing or unusable file is
+// reported before any password prompt (open_options_from runs inside execute_with_volume).
+template <class Request>
+class VolumeCommand : public Command {
+ public:
+  bool opens_volume() const final { return true; }
+  int execute(Context& ctx, const po::variables_map& vm) const final {
+    require_positionals(vm, required_positionals());
+    const std::string path = vm["volume"].template as<std::string>();
+    Request request = parse_request(ctx, vm, path);
+    return execute_with_volume(ctx, vm, path, open_volume_file(path), request);
+  }
+
+ protected:
+  // "volume" first; e.g. {"volume", "out"} for export.
+  virtual std::vector<std::string> required_positionals() const { return {"volume"}; }
+  // Every check and value of the command line that needs neither the volume nor a password.
+  virtual Request parse_request(Context& ctx, const po::variables_map& vm, const std::string& path) const {
+    return Request{};
+  }
+  virtual int execute_with_volume(Context& ctx, const po::variables_map& vm, const std::string& path,
+                                  std::unique_ptr<BlockFile> file, Request& request) const = 0;
+};
+
+// For a VolumeCommand whose command line holds nothing beyond the volume and its credentials.
+struct NoRequest {};
 
 const std::vector<std::unique_ptr<Command>>& commands();
 const Command* find_command(const std::string& name);

@@ -1,41 +1,16 @@
 #include "cli/credentials.h"
 
-#include <termios.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <ostream>
 
+#include "cli/password_input.h"
 #include "core/crypto/chain.h"
 #include "core/kdf/prf.h"
 #include "core/util/error.h"
 
 namespace warpvol::cli {
 namespace {
-
-// Echo off on a terminal for the lifetime of the object; restored on every exit path.
-class EchoOff {
- public:
-  explicit EchoOff(int fd) : fd_(fd) {
-    if (tcgetattr(fd_, &saved_) == 0) {
-      struct termios t = saved_;
-      t.c_lflag &= ~tcflag_t(ECHO | ECHONL);
-      t.c_lflag |= ICANON;
-      active_ = tcsetattr(fd_, TCSAFLUSH, &t) == 0;
-    }
-  }
-  ~EchoOff() {
-    if (active_) tcsetattr(fd_, TCSAFLUSH, &saved_);
-  }
-  EchoOff(const EchoOff&) = delete;
-  EchoOff& operator=(const EchoOff&) = delete;
-
- private:
-  int fd_;
-  struct termios saved_ {};
-  bool active_ = false;
-};
 
 std::string prf_names() {
   std::string s;
@@ -67,37 +42,6 @@ void add_credential_options(po::options_description& desc) {
       ("partition", po::value<int>()->value_name("N"),
        "with --system on a drive image: open partition N (MBR or GPT numbering, as Linux's sdaN; default: the "
        "partition holding the first encrypted byte, as VeraCrypt)");
-}
-
-LockedBytes read_password_line(int fd, size_t max_len, const std::string& what, const Context& ctx) {
-  LockedBytes buf(max_len + 1);
-  size_t n = 0;
-  bool too_long = false;
-  for (;;) {
-    char c;
-    ssize_t r = ::read(fd, &c, 1);
-    if (r < 0) {
-      if (errno == EINTR) {
-        if (ctx.cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
-        continue;
-      }
-      int e = errno;
-      secure_wipe(&c, 1);
-      throw Error(ErrorKind::Io, "cannot read the password from " + what + ": " + std::strerror(e));
-    }
-    if (r == 0 || c == '\n') break;
-    if (n < buf.size()) {
-      buf[n++] = uint8_t(c);
-    } else {
-      too_long = true;  // keep reading to the end of the line, keep nothing
-    }
-    secure_wipe(&c, 1);
-    if (n > max_len) too_long = true;
-  }
-  if (too_long)
-    throw Error(ErrorKind::Usage, "password from " + what + " is longer than " + std::to_string(max_len) + " bytes");
-  LockedBytes out(buf.data(), n);
-  return out;
 }
 
 OpenOptions open_options_from(const po::variables_map& vm, const std::string& volume, const Context& ctx) {
@@ -151,22 +95,8 @@ OpenOptions open_options_from(const po::variables_map& vm, const std::string& vo
   const bool have_keyfiles = !opt.credentials.keyfiles.empty();
 
   const size_t max_len = truecrypt ? kMaxTrueCryptPasswordBytes : kMaxPasswordBytes;
-  const int sources = int(vm.count("password")) + int(vm.count("password-stdin")) + int(vm.count("password-fd"));
-  if (sources > 1)
-    throw Error(ErrorKind::Usage, "give the password one way: --password, --password-stdin or --password-fd");
-
-  if (vm.count("password")) {
-    const std::string& pw = vm["password"].as<std::string>();
-    if (pw.size() > max_len)
-      throw Error(ErrorKind::Usage, "password is longer than " + std::to_string(max_len) + " bytes");
-    opt.credentials.password = LockedBytes(reinterpret_cast<const uint8_t*>(pw.data()), pw.size());
-    secure_wipe(const_cast<char*>(pw.data()), pw.size());
-  } else if (vm.count("password-stdin")) {
-    opt.credentials.password = read_password_line(STDIN_FILENO, max_len, "stdin", ctx);
-  } else if (vm.count("password-fd")) {
-    int fd = vm["password-fd"].as<int>();
-    if (fd < 0) throw Error(ErrorKind::Usage, "--password-fd needs a file descriptor number >= 0");
-    opt.credentials.password = read_password_line(fd, max_len, "fd " + std::to_string(fd), ctx);
+  if (auto pw = password_from_options(vm, "", max_len, ctx, "password")) {
+    opt.credentials.password = std::move(*pw);
   } else if (vm.count("non-interactive")) {
     if (!have_keyfiles)
       throw Error(ErrorKind::Usage,
@@ -174,17 +104,7 @@ OpenOptions open_options_from(const po::variables_map& vm, const std::string& vo
                   "(use --password-stdin, --password-fd N or --keyfile)");
     // Keyfiles alone: empty password, as VeraCrypt does with --non-interactive.
   } else if (::isatty(STDIN_FILENO)) {
-    ctx.err << "Enter password for " << volume << ": " << std::flush;
-    {
-      EchoOff echo(STDIN_FILENO);
-      try {
-        opt.credentials.password = read_password_line(STDIN_FILENO, max_len, "the terminal", ctx);
-      } catch (...) {
-        ctx.err << std::endl;
-        throw;
-      }
-    }
-    ctx.err << std::endl;
+    opt.credentials.password = prompt_password(ctx, "Enter password for " + volume, max_len);
   } else {
     if (!have_keyfiles)
       throw Error(ErrorKind::Usage,

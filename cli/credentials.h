@@ -24,8 +24,4 @@ void add_credential_options(po::options_description& desc);
 // --non-interactive, a password over the limit, or an empty password without keyfiles.
 OpenOptions open_options_from(const po::variables_map& vm, const std::string& volume, const Context& ctx);
 
-// Reads one line from fd (the trailing '\n' is not part of it) into locked memory, at most max_len bytes: a longer
-// line is a Usage error. EOF ends the line. `what` names the source in messages ("stdin", "fd 3").
-LockedBytes read_password_line(int fd, size_t max_len, const std::string& what, const Context& ctx);
-
 }  // namespace warpvol::cli

@@ -1,10 +1,13 @@
 #include "cli/exit_codes.h"
 
 #include <boost/program_options/errors.hpp>
+#include <cstdlib>
 #include <new>
 
 namespace warpvol::cli {
 
+// One row per line, `{code, "name", "meaning"},`: doc.exit_codes (docs/tests/test_exit_codes.py) reads these rows
+// and checks README.md, `warpvol --help` and the man page against them.
 const std::vector<ExitCodeInfo>& exit_code_table() {
   static const std::vector<ExitCodeInfo> table = {
       {0, "ok", "success"},
@@ -19,15 +22,11 @@ const std::vector<ExitCodeInfo>& exit_code_table() {
 }
 
 int exit_code(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::Usage: return 1;
-    case ErrorKind::Auth: return 2;
-    case ErrorKind::Io: return 3;
-    case ErrorKind::Format: return 4;
-    case ErrorKind::Busy: return 5;
-    case ErrorKind::Interrupted: return 6;
-  }
-  return 3;
+  // A row for every kind, by its name (error_kind_name); tests/test_exit_codes.cpp checks that each has one.
+  const std::string_view name = error_kind_name(kind);
+  for (const auto& row : exit_code_table())
+    if (row.name == name) return row.code;
+  return EXIT_FAILURE;  // a kind without a row: a failure all the same
 }
 
 int exit_code_for(const std::exception& e) {

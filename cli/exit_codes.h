@@ -1,5 +1,6 @@
-// The ONE table mapping error categories to warpvol's exit codes. Every exit status of the program comes from
-// here (app.cpp), and README.md documents the same table.
+// The ONE table mapping error categories to warpvol's exit codes: the numbers live in exit_codes.cpp and nowhere
+// else. Every exit status of the program comes from here (app.cpp); README.md, `warpvol --help` and the man page
+// show the same table (doc.exit_codes checks them against it).
 #pragma once
 #include <exception>
 #include <string_view>
@@ -13,14 +14,14 @@ constexpr int kExitOk = 0;
 
 struct ExitCodeInfo {
   int code;
-  std::string_view name;     // "usage", "auth", ...
-  std::string_view meaning;  // one line for --help and README
+  std::string_view name;     // "ok", or the name of the ErrorKind that exits with it (error_kind_name)
+  std::string_view meaning;  // one line for --help and the man page
 };
 
-// 0 ok, 1 usage, 2 wrong password/PIM/keyfile or not a volume, 3 I/O, 4 damaged/unsupported format,
-// 5 busy/exists, 6 interrupted.
+// Success first, then one row per ErrorKind.
 const std::vector<ExitCodeInfo>& exit_code_table();
 
+// The code of the row named error_kind_name(kind).
 int exit_code(ErrorKind kind);
 // For an exception escaping a command: Error -> its kind; program_options errors -> usage; std::bad_alloc and any
 // other exception -> the I/O/system code (3).

@@ -1,53 +1,15 @@
 #include "cli/new_credentials.h"
 
-#include <termios.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <ostream>
 
 #include "cli/credentials.h"
+#include "cli/password_input.h"
 #include "core/util/error.h"
 
 namespace warpvol::cli {
-
-namespace {
-class EchoOff {
- public:
-  explicit EchoOff(int fd) : fd_(fd) {
-    if (tcgetattr(fd_, &saved_) == 0) {
-      struct termios t = saved_;
-      t.c_lflag &= ~tcflag_t(ECHO | ECHONL);
-      t.c_lflag |= ICANON;
-      active_ = tcsetattr(fd_, TCSAFLUSH, &t) == 0;
-    }
-  }
-  ~EchoOff() {
-    if (active_) tcsetattr(fd_, TCSAFLUSH, &saved_);
-  }
-
- private:
-  int fd_;
-  struct termios saved_ {};
-  bool active_ = false;
-};
-
-LockedBytes prompt_once(const Context& ctx, const std::string& prompt, size_t max_len) {
-  ctx.err << prompt << ": " << std::flush;
-  LockedBytes pw;
-  {
-    EchoOff echo(STDIN_FILENO);
-    try {
-      pw = read_password_line(STDIN_FILENO, max_len, "the terminal", ctx);
-    } catch (...) {
-      ctx.err << std::endl;
-      throw;
-    }
-  }
-  ctx.err << std::endl;
-  return pw;
-}
-}  // namespace
 
 void add_password_source_options(po::options_description& desc, const std::string& p, const std::string& whose,
                                  bool with_keyfiles_pim) {
@@ -67,37 +29,14 @@ void add_password_source_options(po::options_description& desc, const std::strin
   }
 }
 
-std::optional<LockedBytes> password_from_options(const po::variables_map& vm, const std::string& p, size_t max_len,
-                                                 const Context& ctx) {
-  const int n = int(vm.count(p + "password")) + int(vm.count(p + "password-stdin")) + int(vm.count(p + "password-fd"));
-  if (n > 1)
-    throw Error(ErrorKind::Usage, "give the " + (p.empty() ? std::string() : p) + "password one way: --" + p +
-                                      "password, --" + p + "password-stdin or --" + p + "password-fd");
-  if (vm.count(p + "password")) {
-    const std::string& pw = vm[p + "password"].as<std::string>();
-    if (pw.size() > max_len)
-      throw Error(ErrorKind::Usage, "--" + p + "password is longer than " + std::to_string(max_len) + " bytes");
-    LockedBytes out(reinterpret_cast<const uint8_t*>(pw.data()), pw.size());
-    secure_wipe(const_cast<char*>(pw.data()), pw.size());
-    return out;
-  }
-  if (vm.count(p + "password-stdin")) return read_password_line(STDIN_FILENO, max_len, "stdin", ctx);
-  if (vm.count(p + "password-fd")) {
-    const int fd = vm[p + "password-fd"].as<int>();
-    if (fd < 0) throw Error(ErrorKind::Usage, "--" + p + "password-fd needs a file descriptor number >= 0");
-    return read_password_line(fd, max_len, "fd " + std::to_string(fd), ctx);
-  }
-  return std::nullopt;
-}
-
 LockedBytes prompt_new_password(const Context& ctx, const std::string& prompt, bool confirm, size_t max_len,
                                 const std::string& p) {
   if (!::isatty(STDIN_FILENO))
     throw Error(ErrorKind::Usage, "no " + (p.empty() ? std::string() : p) + "password given and stdin is not a "
                                   "terminal (use --" + p + "password-stdin or --" + p + "password-fd N)");
-  LockedBytes a = prompt_once(ctx, prompt, max_len);
+  LockedBytes a = prompt_password(ctx, prompt, max_len);
   if (confirm) {
-    LockedBytes b = prompt_once(ctx, prompt + " (again)", max_len);
+    LockedBytes b = prompt_password(ctx, prompt + " (again)", max_len);
     if (a.size() != b.size() || (a.size() && std::memcmp(a.data(), b.data(), a.size()) != 0))
       throw Error(ErrorKind::Usage, "the passwords do not match");
   }

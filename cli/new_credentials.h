@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/password_input.h"
 #include "core/format/open.h"
 #include "core/util/secure.h"
 
@@ -18,11 +19,6 @@ namespace warpvol::cli {
 // p is empty) and --{p}pim.
 void add_password_source_options(po::options_description& desc, const std::string& p, const std::string& whose,
                                  bool with_keyfiles_pim);
-
-// The password from the --{p}password* options, or nullopt when none of them was given. Usage error for more
-// than one source or a password over max_len bytes.
-std::optional<LockedBytes> password_from_options(const po::variables_map& vm, const std::string& p, size_t max_len,
-                                                 const Context& ctx);
 
 // Prompts on the terminal (echo off): `prompt`, then "Repeat ..." when confirm; Usage error when they differ or
 // when stdin is not a terminal (message names the options to use instead).

@@ -6,7 +6,8 @@
 #include <QObject>
 #include <cerrno>
 
-#include "cli/volume_info.h"
+#include "core/format/header_json.h"
+#include "core/format/open.h"
 #include "core/io/file.h"
 #include "core/util/error.h"
 #include "gui/udisks.h"
@@ -36,7 +37,7 @@ mount::MountRecord mount_volume(const MountParams& p) {
   req.mount_point = p.mount_point.toStdString();
   req.slot = p.slot;
   req.engine = p.engine;
-  req.header_info = cli::header_json(h, path).dump();
+  req.header_info = header_json(h, path).dump();
   if (p.protect_hidden) {
     if (h.slot == SlotKind::Hidden)
       throw Error(ErrorKind::Usage, "the password opened the hidden volume itself: protection needs the outer "
@@ -121,10 +122,10 @@ std::vector<std::pair<QString, QString>> properties_from_json(const Json& j) {
 }  // namespace
 
 std::vector<std::pair<QString, QString>> volume_properties(const QString& volume, const OpenOptions& open) {
-  auto file = cli::open_volume_file(volume.toStdString());
+  auto file = open_volume_file(volume.toStdString());
   OpenedHeader h = open_header(*file, open);
   // items() iterates a view into the JSON object: the object must outlive the loop, so it is a named local.
-  const nlohmann::ordered_json j = cli::header_json(h, volume.toStdString());
+  const nlohmann::ordered_json j = header_json(h, volume.toStdString());
   return properties_from_json(j);
 }
 

@@ -6,7 +6,8 @@
 // Started by `warpvol mount` (core/mount/mounter.cpp), never by hand:
 //   warpvol-mountd --container-fd 3 --spec-fd 4 --status-fd 5
 // fd 3: the container, opened by warpvol; fd 4: the MountSpec (key material, layout, options; mount_spec.h);
-// fd 5: one status line back, "ready\t<engine>" once the FUSE mount exists, or "error\t<kind>\t<message>".
+// fd 5: one status line back (core/mount/daemon_status.h): ready with the engine once the FUSE mount exists, or
+// the error's kind and message.
 // stdout/stderr go to the slot's log file. It exits when its mount point is unmounted (dismount), after an fsync of
 // the container whose result it records in the slot's state file (runtime.h DaemonState).
 #define FUSE_USE_VERSION 312
@@ -30,6 +31,7 @@
 
 #include "core/engine/engine_factory.h"
 #include "core/io/container_lock.h"
+#include "core/mount/daemon_status.h"
 #include "core/mount/mount_spec.h"
 #include "core/mount/plain_device.h"
 #include "core/mount/runtime.h"
@@ -415,7 +417,7 @@ int run(int argc, char** argv) {
     log_line("serving " + spec.container + " (" + std::to_string(spec.data_size) + " bytes, " +
              (spec.read_only ? "read-only" : "read-write") + (spec.protect ? ", hidden volume protected" : "") +
              ") at " + spec.aux_dir + "/" + kVolumeName + ", engine " + engine->name() + " (" + engine->detail() + ")");
-    write_status(status_fd, "ready\t" + engine->name() + " (" + engine->detail() + ")\n");
+    write_status(status_fd, ready_status_line(engine->name() + " (" + engine->detail() + ")"));
     ::close(status_fd);
     status_fd = -1;
 
@@ -443,10 +445,10 @@ int run(int argc, char** argv) {
     return e ? 3 : 0;
   } catch (const Error& err) {
     log_line(err.what());
-    write_status(status_fd, "error\t" + std::to_string(int(err.kind())) + "\t" + err.what() + "\n");
+    write_status(status_fd, error_status_line(err.kind(), err.what()));
   } catch (const std::exception& err) {
     log_line(err.what());
-    write_status(status_fd, std::string("error\t3\t") + err.what() + "\n");
+    write_status(status_fd, error_status_line(ErrorKind::Io, err.what()));
   }
   if (se) {
     if (mounted) fuse_session_unmount(se);

@@ -414,6 +414,15 @@ void require_xts_volume(const OpenedHeader& h, const std::string& what) {
                                      "('warpvol export' + 'warpvol import')");
 }
 
+std::unique_ptr<BlockFile> open_volume_file(const std::string& path) {
+  if (path.empty()) throw Error(ErrorKind::Usage, "empty volume path");
+  auto file = open_file(path, OpenMode::ReadOnly);
+  if (file->size() < kHeaderSize)
+    throw Error(ErrorKind::Auth, path + ": not a TrueCrypt/VeraCrypt volume (" + std::to_string(file->size()) +
+                                     " bytes, smaller than one " + std::to_string(kHeaderSize) + "-byte header)");
+  return file;
+}
+
 std::string_view slot_kind_name(SlotKind k) {
   switch (k) {
     case SlotKind::Normal: return "normal";

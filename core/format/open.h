@@ -4,6 +4,7 @@
 // tried need (AES alone needs 64 bytes = one SHA-512 block).
 #pragma once
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,6 +75,10 @@ struct OpenedHeader {
 // Throws Error(Format) naming the volume's legacy mode when `h` is a pre-5.0 TrueCrypt volume and `what` (an
 // operation that writes XTS headers or data) cannot handle it; points at the way forward.
 void require_xts_volume(const OpenedHeader& h, const std::string& what);
+
+// Opens the file at `path` read-only and refuses what cannot be a volume (Error(Auth): smaller than one header),
+// so that a missing, unreadable or tiny file is reported before anyone is asked for a password.
+std::unique_ptr<BlockFile> open_volume_file(const std::string& path);
 
 // Throws Error(Auth) "wrong password, PIM or keyfile, or not a TrueCrypt/VeraCrypt volume" when nothing decrypts,
 // Error(Format) for a header that decrypts but is unusable (newer version, bad sector size, in-place incomplete).

@@ -20,6 +20,7 @@
 
 #include "core/crypto/chain.h"
 #include "core/kdf/prf.h"
+#include "core/mount/daemon_status.h"
 #include "core/mount/loop_device.h"
 #include "core/mount/mount_spec.h"
 #include "core/util/error.h"
@@ -262,23 +263,15 @@ Daemon start_daemon(const MountSpec& spec, int container_fd, const std::string& 
     if (status.find('\n') != std::string::npos) break;
   }
   ::close(status_pipe[0]);
-  if (status.rfind("ready\t", 0) == 0) {
-    d.engine = status.substr(6, status.find('\n') - 6);
+  if (auto engine = engine_from_ready_line(status)) {
+    d.engine = *engine;
     d.start = process_start_time(pid);
     return d;
   }
   // Failed: collect it and report its reason.
   ::kill(pid, SIGKILL);
   ::waitpid(pid, nullptr, 0);
-  if (status.rfind("error\t", 0) == 0) {
-    std::string rest = status.substr(6);
-    if (!rest.empty() && rest.back() == '\n') rest.pop_back();
-    size_t tab = rest.find('\t');
-    int kind = tab == std::string::npos ? 3 : std::atoi(rest.substr(0, tab).c_str());
-    std::string msg = tab == std::string::npos ? rest : rest.substr(tab + 1);
-    if (kind < 1 || kind > 6) kind = 3;
-    throw Error(ErrorKind(kind), msg);
-  }
+  if (auto error = error_from_status_line(status)) throw *error;
   std::string log;
   try {
     log = read_small_file(log_path).value_or("");
