@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "core/io/safe_open.h"
+#include "core/io/fd_io.h"
 #include "core/util/bytes.h"
 #include "core/util/error.h"
 
@@ -67,15 +68,9 @@ LockedBytes keyfile_pool(const std::vector<std::string>& keyfiles, size_t pool_s
   for (const auto& f : expand_keyfiles(keyfiles)) {
     // A FIFO or a device given as a keyfile would block in open() or never end: refused before reading.
     const int fd = open_regular_or_block(f, O_RDONLY, "keyfile " + f);
-    size_t n = 0;
-    int read_errno = 0;
-    while (n < kKeyfileMaxBytes) {
-      const ssize_t r = ::read(fd, buf.data() + n, kKeyfileMaxBytes - n);
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) read_errno = errno;
-      if (r <= 0) break;
-      n += size_t(r);
-    }
+    const ssize_t r = read_full(fd, buf.data(), kKeyfileMaxBytes);
+    const int read_errno = r < 0 ? errno : 0;
+    const size_t n = r < 0 ? 0 : size_t(r);
     ::close(fd);
     if (read_errno) throw Error(ErrorKind::Io, "keyfile " + f + ": read error (" + std::strerror(read_errno) + ")");
     if (n == 0) throw Error(ErrorKind::Io, "keyfile " + f + " is empty");
