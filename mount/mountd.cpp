@@ -344,6 +344,7 @@ int run(int argc, char** argv) {
     DataLayout layout{spec.data_offset, spec.data_size, spec.first_unit};
     DeviceOptions dopt;
     dopt.read_only = spec.read_only;
+    dopt.direct_reads = true;
     if (spec.protect) dopt.protection = HiddenProtection(spec.protect_start, spec.protect_end);
     dopt.serialize_writes = S_ISREG(cst.st_mode);  // see DeviceOptions::serialize_writes
     std::unique_ptr<BlockFile> container = adopt_file(container_fd, spec.container, !spec.read_only);

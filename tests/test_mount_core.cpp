@@ -78,6 +78,7 @@ PlainDevice device(Opened& o, bool read_only, HiddenProtection prot = {}) {
   DeviceOptions d;
   d.read_only = read_only;
   d.protection = prot;
+  d.direct_reads = true;
   return PlainDevice(*o.file, o.layout(), o.engine, o.key, d);
 }
 

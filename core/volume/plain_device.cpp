@@ -30,7 +30,7 @@ PlainDevice::PlainDevice(BlockFile& file, DataLayout layout, std::shared_ptr<Xts
     : file_(file), layout_(layout), engine_(std::move(engine)), key_(std::move(key)), opt_(opt) {}
 
 void PlainDevice::read_container(uint64_t file_off, uint8_t* buf, size_t len) {
-  if (file_.read_at_direct(file_off, buf, len)) {
+  if (opt_.direct_reads && file_.read_at_direct(file_off, buf, len)) {
     direct_reads_.fetch_add(1, std::memory_order_relaxed);
     return;
   }

@@ -3,8 +3,9 @@
 // (FUSE, through errno_of in core/io/file.h) both go through it.
 //  - whole 512-byte data units pass through in one engine call (a 1 MiB FUSE request = one container read + one
 //    engine call, no per-4 KiB work); reads of whole units decrypt in the caller's buffer;
-//  - container reads use O_DIRECT (BlockFile::read_at_direct) where the file takes it and the request is aligned:
-//    no second page cache under the one above a loop device, and no copy out of freshly filled page-cache pages;
+//  - container reads can use O_DIRECT (BlockFile::read_at_direct) where the file takes it and the request is
+//    aligned: under FUSE, no second page cache under the one above a loop device, and no copy out of freshly filled
+//    page-cache pages;
 //  - partial units are read-modify-written under a lock, so concurrent writers never lose each other's bytes;
 //  - hidden-volume protection (format-spec §7.5): a write whose host range intersects the protected range is refused
 //    with EIO and from then on every write fails (VeraCrypt's HiddenVolumeProtectionTriggered);
@@ -54,6 +55,7 @@ struct DataLayout {
 struct DeviceOptions {
   bool read_only = false;
   HiddenProtection protection;
+  bool direct_reads = false;  // aligned container reads with O_DIRECT where the file takes it (FUSE: see above)
   // One container write at a time. A container file's buffered writes are serialised by the kernel anyway (the
   // inode lock), and its waiters spin on that lock while the holder copies a whole request; queued here instead,
   // they sleep and the other threads encrypt meanwhile. Block devices take no such lock: leave their writes
