@@ -3,8 +3,8 @@
 // Data path: core/job/stream.h (several workers read chunks with positioned reads, the engine decrypts them in its
 // own buffers, pinned on the GPU engine). A regular-file OUT takes the chunks as they are done, with positioned
 // writes from the workers (one file's writes go faster from several threads); stdout and devices take them in order.
-// A regular-file OUT is written to a temporary file next to it (mode 0600) and renamed into place only after
-// everything was written and fsync()ed, so a failure or an interrupt leaves no OUT behind.
+// A regular-file OUT is written through AtomicFile (core/io/atomic_file.h), so a failure or an interrupt leaves
+// no OUT behind.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,7 +24,9 @@
 #include "cli/progress.h"
 #include "core/engine/engine_factory.h"
 #include "core/job/stream.h"
+#include "core/io/atomic_file.h"
 #include "core/io/device_target.h"
+#include "core/io/fd_io.h"
 #include "core/util/error.h"
 #include "core/util/secure.h"
 #include "core/volume/volume.h"
@@ -74,7 +76,6 @@ class Output {
 
   ~Output() {
     if (fd_ >= 0 && kind_ != Kind::Stdout) ::close(fd_);
-    if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
   }
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
@@ -88,82 +89,33 @@ class Output {
         fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
         if (fd_ < 0) throw_errno("cannot open " + path_);
         return;
-      case Kind::TempFile: {
-        std::filesystem::path p(path_);
-        std::filesystem::path dir = p.parent_path();
-        std::string tmpl = (dir.empty() ? std::string() : dir.string() + "/") + "." + p.filename().string() +
-                           ".warpvol-XXXXXX";
-        std::vector<char> buf(tmpl.begin(), tmpl.end());
-        buf.push_back('\0');
-        fd_ = ::mkostemp(buf.data(), O_CLOEXEC);  // mode 0600: the image is plaintext
-        if (fd_ < 0) throw_errno("cannot create a temporary file for " + path_);
-        temp_ = buf.data();
+      case Kind::TempFile:
+        temp_ = std::make_unique<AtomicFile>(path_, force_);  // mode 0600: plaintext
         return;
-      }
     }
   }
 
   void write(const uint8_t* p, size_t n, const Context& ctx) {
-    while (n) {
-      ssize_t w = ::write(fd_, p, n);
-      if (w < 0) {
-        if (errno == EINTR) {
-          ctx.check_cancel();
-          continue;
-        }
-        throw_errno("cannot write " + display());
-      }
-      p += w;
-      n -= size_t(w);
+    if (write_full(fd_, p, n, [&ctx] { return ctx.cancel(); }) < 0) {
+      if (errno == EINTR) ctx.check_cancel();
+      throw_errno("cannot write " + display());
     }
   }
 
   // A regular file (the temporary file) takes positioned writes, from several threads at once.
   bool positioned() const { return kind_ == Kind::TempFile; }
-  void write_at(uint64_t off, const uint8_t* p, size_t n) {
-    while (n) {
-      ssize_t w = ::pwrite(fd_, p, n, off_t(off));
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        throw_errno("cannot write " + display());
-      }
-      p += w;
-      off += uint64_t(w);
-      n -= size_t(w);
-    }
-  }
+  void write_at(uint64_t off, const uint8_t* p, size_t n) { temp_->file().write_at(off, p, n); }
 
   void commit() {
     if (kind_ == Kind::Stdout) return;
-    if (::fsync(fd_) != 0 && kind_ == Kind::TempFile) throw_errno("cannot write " + path_);
-    int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) throw_errno("cannot write " + display());
-    if (kind_ != Kind::TempFile) {
-      committed_ = true;
+    if (kind_ == Kind::TempFile) {
+      temp_->commit();
       return;
     }
-    if (force_) {
-      if (::rename(temp_.c_str(), path_.c_str()) != 0) throw_errno("cannot rename the output into " + path_);
-    } else if (::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, path_.c_str(), RENAME_NOREPLACE) != 0) {
-      if (errno == EEXIST) throw Error(ErrorKind::Busy, path_ + ": file exists (use --force to overwrite)");
-      if (errno != EINVAL && errno != ENOSYS) throw_errno("cannot rename the output into " + path_);
-      // The filesystem has no RENAME_NOREPLACE: link() also refuses to replace.
-      if (::link(temp_.c_str(), path_.c_str()) != 0) {
-        if (errno == EEXIST) throw Error(ErrorKind::Busy, path_ + ": file exists (use --force to overwrite)");
-        throw_errno("cannot move the output into " + path_);
-      }
-      ::unlink(temp_.c_str());
-    }
-    committed_ = true;
-    temp_.clear();
-    // Make the rename durable.
-    std::filesystem::path dir = std::filesystem::path(path_).parent_path();
-    int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-      (void)::fsync(dfd);
-      ::close(dfd);
-    }
+    (void)::fsync(fd_);  // a device's or a FIFO's: best effort
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) throw_errno("cannot write " + display());
   }
 
   std::string display() const { return kind_ == Kind::Stdout ? std::string("standard output") : path_; }
@@ -174,8 +126,7 @@ class Output {
   bool force_;
   Kind kind_ = Kind::TempFile;
   int fd_ = -1;
-  std::string temp_;
-  bool committed_ = false;
+  std::unique_ptr<AtomicFile> temp_;
 };
 
 // What export takes from the command line besides the volume and its credentials.

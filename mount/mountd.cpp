@@ -1,7 +1,7 @@
 // warpvol-mountd: the FUSE process behind `warpvol mount`. It serves one volume's plaintext as the file
 // <aux>/volume (libfuse3 low-level API, multi-threaded with one /dev/fuse clone per thread, 1 MiB requests, direct
 // I/O so the loop device above it is the only page cache), reading and writing the container through
-// PlainDevice (core/mount/plain_device.h) and the engine.
+// PlainDevice (core/volume/plain_device.h) and the engine.
 //
 // Started by `warpvol mount` (core/mount/mounter.cpp), never by hand:
 //   warpvol-mountd --container-fd 3 --spec-fd 4 --status-fd 5
@@ -32,11 +32,14 @@
 #include "core/engine/engine_factory.h"
 #include "core/io/container_lock.h"
 #include "core/mount/daemon_status.h"
+#include "core/io/aligned_scratch.h"
+#include "core/io/fd_io.h"
+#include "core/io/file.h"
 #include "core/mount/mount_spec.h"
-#include "core/mount/plain_device.h"
 #include "core/mount/runtime.h"
 #include "core/util/error.h"
 #include "core/util/secure.h"
+#include "core/volume/plain_device.h"
 #include "mount/fuse_settings.h"
 
 #ifdef WARPVOL_HAVE_GPU
@@ -91,24 +94,7 @@ void log_line(const std::string& s) {
 }
 
 // Per-thread reply buffer for reads.
-struct ReadBuf {
-  uint8_t* p = nullptr;
-  size_t cap = 0;
-  ~ReadBuf() { std::free(p); }
-  uint8_t* get(size_t n) {
-    if (n > cap) {
-      std::free(p);
-      p = nullptr;
-      cap = 0;
-      void* q = nullptr;
-      if (posix_memalign(&q, 4096, std::max(n, kMaxIo)) != 0) return nullptr;
-      p = static_cast<uint8_t*>(q);
-      cap = std::max(n, kMaxIo);
-    }
-    return p;
-  }
-};
-thread_local ReadBuf t_read;
+thread_local AlignedScratch t_read(kMaxIo);
 
 void fill_attr(fuse_ino_t ino, struct stat& st) {
   std::memset(&st, 0, sizeof st);
@@ -194,7 +180,7 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse
     fuse_reply_err(req, ENOMEM);
     return;
   }
-  const int e = s.dev->read(uint64_t(off), buf, n);
+  const int e = errno_of([&] { s.dev->read(uint64_t(off), buf, n); });
   if (e) {
     fuse_reply_err(req, -e);
     return;
@@ -223,7 +209,8 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_
   const size_t n = size_t(std::min<uint64_t>(size, total - uint64_t(off)));
   // buf points into libfuse's per-thread receive buffer, which is ours until we reply: encrypting it in place
   // saves copying every request.
-  const int e = s.dev->write_scratch(uint64_t(off), reinterpret_cast<uint8_t*>(const_cast<char*>(buf)), n);
+  const int e = errno_of(
+      [&] { s.dev->write_scratch(uint64_t(off), reinterpret_cast<uint8_t*>(const_cast<char*>(buf)), n); });
   if (e) {
     fuse_reply_err(req, -e);
     return;
@@ -235,7 +222,7 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_
 }
 
 void op_fsync(fuse_req_t req, fuse_ino_t, int, struct fuse_file_info*) {
-  const int e = g_server->dev->sync();
+  const int e = errno_of([] { g_server->dev->sync(); });
   if (e) log_line(std::string("fsync of the container failed: ") + std::strerror(-e));
   fuse_reply_err(req, -e);
 }
@@ -294,15 +281,7 @@ int fd_arg(int argc, char** argv, const char* name) {
 
 void write_status(int fd, const std::string& line) {
   if (fd < 0) return;
-  const char* p = line.data();
-  size_t n = line.size();
-  while (n) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return;
-    p += w;
-    n -= size_t(w);
-  }
+  (void)write_full(fd, line.data(), line.size());  // nobody to tell when the parent went away
 }
 
 // After a lazy dismount nobody waits for us: remove our record when we are done.
@@ -362,10 +341,15 @@ int run(int argc, char** argv) {
     spec.key_material = LockedBytes();
 
     DataLayout layout{spec.data_offset, spec.data_size, spec.first_unit};
-    HiddenProtection prot = spec.protect ? HiddenProtection(spec.protect_start, spec.protect_end) : HiddenProtection();
-    PlainDevice dev(container_fd, spec.read_only, layout, engine, key, prot);
-    server.dev = &dev;
-    dev.on_trigger([&server](const std::string& what) {
+    DeviceOptions dopt;
+    dopt.read_only = spec.read_only;
+    dopt.direct_reads = true;
+    if (spec.protect) dopt.protection = HiddenProtection(spec.protect_start, spec.protect_end);
+    dopt.serialize_writes = S_ISREG(cst.st_mode);  // see DeviceOptions::serialize_writes
+    std::unique_ptr<BlockFile> container = adopt_file(container_fd, spec.container, !spec.read_only);
+    auto dev = std::make_unique<PlainDevice>(*container, layout, engine, key, dopt);
+    server.dev = dev.get();
+    dev->on_trigger([&server](const std::string& what) {
       log_line("hidden volume protection triggered: " + what + "; every further write is refused");
       {
         std::lock_guard<std::mutex> lk(server.state_mu);
@@ -427,7 +411,7 @@ int run(int argc, char** argv) {
     fuse_session_destroy(se);
     se = nullptr;
 
-    const int e = dev.sync();
+    const int e = errno_of([&] { dev->sync(); });
     {
       std::lock_guard<std::mutex> lk(server.state_mu);
       server.state.closed = e ? std::string("error: fsync: ") + std::strerror(-e) : "ok";
@@ -437,10 +421,12 @@ int run(int argc, char** argv) {
              std::to_string(server.reads.load()) + " reads (" + std::to_string(server.read_bytes.load()) +
              " bytes), " + std::to_string(server.writes.load()) + " writes (" +
              std::to_string(server.written_bytes.load()) + " bytes), largest request " +
-             std::to_string(server.max_request.load()) + " bytes, " + std::to_string(dev.direct_reads()) +
-             " container reads with O_DIRECT" + (dev.reads_direct() ? "" : " (refused by its file system)"));
+             std::to_string(server.max_request.load()) + " bytes, " + std::to_string(dev->direct_reads()) +
+             " container reads with O_DIRECT" +
+             (dev->direct_reads() ? "" : " (refused by its file system, or no aligned request)"));
     server.dev = nullptr;
-    ::close(container_fd);
+    dev.reset();
+    container.reset();  // closes the container, which releases its lock
     remove_record_if_detached(spec);
     return e ? 3 : 0;
   } catch (const Error& err) {

@@ -130,7 +130,8 @@ BackupResult backup_headers(const std::string& volume, const std::string& file, 
     hidden_slot = seal_again(first, opt.open);
     normal_slot = build_fake_header(first.chain, H, first.fields.sector_size);
   }
-  AtomicOutput out(file, opt.force, opt.wrap_file);
+  AtomicFile out(file, opt.force, opt.wrap_file);
+  if (opt.force) out.lock_target();
   write_header_slot(out.file(), 0, normal_slot);
   write_header_slot(out.file(), kHeaderSlotSize, hidden_slot);
   out.commit();

@@ -13,8 +13,6 @@
 
 namespace warpvol {
 
-using FileWrapper = std::function<std::unique_ptr<BlockFile>(std::unique_ptr<BlockFile>)>;
-
 // ---- change credentials ----
 struct ChangeOptions {
   OpenOptions open;                  // current credentials (+ narrowing)

@@ -283,7 +283,8 @@ CreateResult create_volume(const CreateOptions& opt) {
   }
   // A file is written under a temporary name and renamed into place only at commit(): whatever fails before it,
   // the KDF included, leaves no file behind, so the data can go first and the real headers last.
-  AtomicOutput out(opt.path, opt.force, opt.wrap_file);
+  AtomicFile out(opt.path, opt.force, opt.wrap_file);
+  if (opt.force) out.lock_target();
   out.reserve(H);  // a full disk or a file-size limit fails here, before the long fill
   BlockFile& f = out.file();
   write_header_slot(f, header_offset(SlotKind::Hidden, false, H), fake1);

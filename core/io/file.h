@@ -1,12 +1,46 @@
 // Random-access files under the volume code. PosixFile is the real one; FailFile (io/fail_file.h) wraps another
 // and fails or "loses power" at the N-th write, for crash tests (after KeePassXC's FailDevice).
 #pragma once
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <new>
 #include <string>
 
+#include "core/util/error.h"
+
 namespace warpvol {
+
+// An Error that keeps the errno behind it: the system call's, or the one a device operation stands for (EROFS for a
+// write to a read-only device, ENOSPC past its end), so that the FUSE process can answer with it (errno_of).
+class IoError : public Error {
+ public:
+  IoError(ErrorKind kind, const std::string& message, int err) : Error(kind, message), err_(err) {}
+  int err() const { return err_; }
+
+ private:
+  int err_;
+};
+// Throws IoError("<what>: <strerror(err)>", err), of the kind throw_errno gives.
+[[noreturn]] void throw_io_errno(const std::string& what, int err);
+
+// Runs f and returns 0, or the negative errno of what it threw: IoError's, ENOMEM for an allocation, EIO for
+// anything else (an injected fault, an engine failure). The FUSE process replies with it.
+template <class F>
+int errno_of(F&& f) noexcept {
+  try {
+    f();
+    return 0;
+  } catch (const IoError& e) {
+    return -e.err();
+  } catch (const std::bad_alloc&) {
+    return -ENOMEM;
+  } catch (...) {
+    return -EIO;
+  }
+}
 
 class BlockFile {
  public:
@@ -16,6 +50,8 @@ class BlockFile {
   virtual void read_at(uint64_t offset, uint8_t* buf, size_t len) = 0;
   virtual void write_at(uint64_t offset, const uint8_t* buf, size_t len) = 0;
   virtual void sync() = 0;  // fsync: a commit point relies on it
+  // fdatasync where the file has it: the data durable, metadata only as far as needed to read it back.
+  virtual void sync_data() { sync(); }
   virtual bool writable() const = 0;
   virtual const std::string& path() const = 0;
   virtual void truncate(uint64_t new_size) = 0;
@@ -24,7 +60,14 @@ class BlockFile {
   // multiples of kDirectAlign. Returns false, having written nothing, when this file cannot do it (then write_at);
   // throws Error(Io) on a real write error. Default: not supported.
   virtual bool write_at_direct(uint64_t offset, const uint8_t* buf, size_t len) { return false; }
+  // The same for reads: no second page cache under one the caller keeps (FUSE) and no copy out of it. Returns false
+  // when this file cannot do it for this request (then read_at); the first refusal of an aligned request turns it
+  // off for good. Thread-safe.
+  virtual bool read_at_direct(uint64_t offset, uint8_t* buf, size_t len) { return false; }
 };
+
+// Wraps a file an operation opens for writing (tests: fault injection with FailFile).
+using FileWrapper = std::function<std::unique_ptr<BlockFile>(std::unique_ptr<BlockFile>)>;
 
 constexpr size_t kDirectAlign = 4096;  // alignment of write_at_direct's buffer, offset and length
 
@@ -38,5 +81,8 @@ enum class OpenMode { ReadOnly, ReadWrite, CreateNew /* O_EXCL, mode 0600 */, Cr
 // Opens a regular file or block device. Error kinds: Io (missing, unreadable, is a directory),
 // Busy (CreateNew on an existing file).
 std::unique_ptr<BlockFile> open_file(const std::string& path, OpenMode mode);
+// A BlockFile over a descriptor opened elsewhere (warpvol-mountd gets its container that way); it takes the
+// descriptor and closes it. `path` names it in messages. Throws Error(Io) when fstat or the size query fails.
+std::unique_ptr<BlockFile> adopt_file(int fd, const std::string& path, bool writable);
 
 }  // namespace warpvol

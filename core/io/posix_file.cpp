@@ -6,9 +6,11 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <mutex>
 #include <string>
 
+#include "core/io/fd_io.h"
 #include "core/io/file.h"
 #include "core/io/safe_open.h"
 #include "core/util/error.h"
@@ -27,64 +29,65 @@ class PosixFile final : public BlockFile {
   }
   uint64_t size() const override { return size_; }
   void read_at(uint64_t off, uint8_t* buf, size_t len) override {
-    if (off + len > size_ || off + len < off) throw Error(ErrorKind::Io, path_ + ": read past the end of the file");
-    while (len) {
-      ssize_t r = ::pread(fd_, buf, len, off_t(off));
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) throw_errno(path_);
-      if (r == 0) throw Error(ErrorKind::Io, path_ + ": unexpected end of file");
-      buf += r;
-      off += uint64_t(r);
-      len -= size_t(r);
-    }
+    if (off + len > size_ || off + len < off)
+      throw IoError(ErrorKind::Io, path_ + ": read past the end of the file", EIO);
+    const ssize_t r = pread_full(fd_, buf, len, off);
+    if (r < 0) throw_io_errno(path_, errno);
+    if (size_t(r) < len) throw IoError(ErrorKind::Io, path_ + ": unexpected end of file", EIO);
   }
   void write_at(uint64_t off, const uint8_t* buf, size_t len) override {
-    const uint64_t end = off + len;
-    while (len) {
-      ssize_t r = ::pwrite(fd_, buf, len, off_t(off));
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) throw_errno(path_);
-      buf += r;
-      off += uint64_t(r);
-      len -= size_t(r);
-    }
-    grow_to(end);
+    if (pwrite_full(fd_, buf, len, off) < 0) throw_io_errno(path_, errno);
+    grow_to(off + len);
   }
   void sync() override {
-    if (::fsync(fd_) != 0) throw_errno(path_ + ": fsync");
+    if (::fsync(fd_) != 0) throw_io_errno(path_ + ": fsync", errno);
+  }
+  void sync_data() override {
+    if (::fdatasync(fd_) != 0) throw_io_errno(path_ + ": fdatasync", errno);
   }
   bool writable() const override { return writable_; }
   const std::string& path() const override { return path_; }
   bool write_at_direct(uint64_t off, const uint8_t* buf, size_t len) override {
-    if (!writable_ || off % kDirectAlign || len % kDirectAlign || reinterpret_cast<uintptr_t>(buf) % kDirectAlign)
-      return false;
-    int dfd = direct_fd();
+    if (!writable_ || !aligned(off, buf, len) || direct_write_refused_.load(std::memory_order_relaxed)) return false;
+    const int dfd = direct_fd();
     if (dfd < 0) return false;
-    const uint64_t start = off, end = off + len;
-    while (len) {
-      ssize_t r = ::pwrite(dfd, buf, len, off_t(off));
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0 && errno == EINVAL && off == start) {
-        // The file system refused direct I/O for this request (alignment rules stricter than 4 KiB): nothing was
-        // written; fall back to buffered writes from now on.
-        direct_state_.store(kDirectRefused);
+    if (pwrite_full(dfd, buf, len, off) < 0) {
+      // The file system refused direct I/O for this request (alignment rules stricter than 4 KiB): the caller
+      // writes the whole request again, buffered, from now on.
+      if (errno == EINVAL) {
+        direct_write_refused_.store(true, std::memory_order_relaxed);
         return false;
       }
-      if (r < 0) throw_errno(path_);
-      buf += r;
-      off += uint64_t(r);
-      len -= size_t(r);
+      throw_io_errno(path_, errno);
     }
-    grow_to(end);
+    grow_to(off + len);
+    return true;
+  }
+  // Mixing direct and buffered reads is coherent: a direct read first writes back the dirty pages of its range.
+  bool read_at_direct(uint64_t off, uint8_t* buf, size_t len) override {
+    if (!aligned(off, buf, len) || direct_read_refused_.load(std::memory_order_relaxed)) return false;
+    if (off + len > size_ || off + len < off) return false;  // read_at reports it
+    const int dfd = direct_fd();
+    if (dfd < 0) return false;
+    const ssize_t r = pread_full(dfd, buf, len, off);
+    if (r < 0 && errno == EINVAL) {  // a device whose logical block is larger than kDirectAlign
+      direct_read_refused_.store(true, std::memory_order_relaxed);
+      return false;
+    }
+    if (r < 0) throw_io_errno(path_, errno);
+    if (size_t(r) < len) throw IoError(ErrorKind::Io, path_ + ": unexpected end of file", EIO);
     return true;
   }
   void truncate(uint64_t n) override {
-    if (::ftruncate(fd_, off_t(n)) != 0) throw_errno(path_ + ": truncate");
+    if (::ftruncate(fd_, off_t(n)) != 0) throw_io_errno(path_ + ": truncate", errno);
     size_.store(n);
   }
 
  private:
   static constexpr int kDirectUntried = -2, kDirectRefused = -1;
+  static bool aligned(uint64_t off, const uint8_t* buf, size_t len) {
+    return off % kDirectAlign == 0 && len % kDirectAlign == 0 && reinterpret_cast<uintptr_t>(buf) % kDirectAlign == 0;
+  }
   // The O_DIRECT twin of fd_ (reopen_direct), opened on first use; kDirectRefused where the file system refuses.
   int direct_fd() {
     int d = direct_state_.load();
@@ -92,7 +95,7 @@ class PosixFile final : public BlockFile {
     std::lock_guard<std::mutex> lk(direct_mu_);
     d = direct_state_.load();
     if (d != kDirectUntried) return d;
-    d = reopen_direct(fd_, O_WRONLY);
+    d = reopen_direct(fd_, writable_ ? O_RDWR : O_RDONLY);
     direct_state_.store(d >= 0 ? d : kDirectRefused);
     if (d >= 0) direct_fd_ = d;
     return d >= 0 ? d : kDirectRefused;
@@ -110,10 +113,29 @@ class PosixFile final : public BlockFile {
   bool writable_;
   std::mutex direct_mu_;
   std::atomic<int> direct_state_{kDirectUntried};
+  std::atomic<bool> direct_read_refused_{false}, direct_write_refused_{false};
   int direct_fd_ = -1;
 };
 
+uint64_t size_of(int fd, const struct stat& st, const std::string& path) {
+  uint64_t size = uint64_t(st.st_size);
+  if (S_ISBLK(st.st_mode) && ::ioctl(fd, BLKGETSIZE64, &size) != 0) {
+    const int e = errno;
+    ::close(fd);
+    throw_errno(path + ": BLKGETSIZE64", e);
+  }
+  return size;
+}
+
 }  // namespace
+
+void throw_io_errno(const std::string& what, int err) {
+  try {
+    throw_errno(what, err);
+  } catch (const Error& e) {
+    throw IoError(e.kind(), e.what(), err);
+  }
+}
 
 int reopen_direct(int fd, int access) {
   const std::string self = "/proc/self/fd/" + std::to_string(fd);
@@ -141,13 +163,19 @@ std::unique_ptr<BlockFile> open_file(const std::string& path, OpenMode mode) {
       throw Error(ErrorKind::Busy, path + ": file exists (use --force to overwrite)");
     throw;
   }
-  uint64_t size = uint64_t(st.st_size);
-  if (S_ISBLK(st.st_mode) && ::ioctl(fd, BLKGETSIZE64, &size) != 0) {
-    int e = errno;
-    ::close(fd);
-    throw_errno(path + ": BLKGETSIZE64", e);
-  }
+  const uint64_t size = size_of(fd, st, path);
   return std::make_unique<PosixFile>(fd, path, size, mode != OpenMode::ReadOnly);
+}
+
+std::unique_ptr<BlockFile> adopt_file(int fd, const std::string& path, bool writable) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    const int e = errno;
+    ::close(fd);
+    throw_errno(path, e);
+  }
+  const uint64_t size = size_of(fd, st, path);
+  return std::make_unique<PosixFile>(fd, path, size, writable);
 }
 
 }  // namespace warpvol

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "core/io/safe_open.h"
+#include "core/io/fd_io.h"
 #include "core/util/bytes.h"
 #include "core/util/error.h"
 

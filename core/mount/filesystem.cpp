@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/mount/runtime.h"
+#include "core/io/fd_io.h"
 #include "core/util/error.h"
 
 extern char** environ;
@@ -61,20 +62,14 @@ std::string probe_filesystem(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw_errno("cannot open " + path);
   std::vector<unsigned char> buf(65536 + 4096);
-  size_t got = 0;
-  while (got < buf.size()) {
-    ssize_t r = ::pread(fd, buf.data() + got, buf.size() - got, off_t(got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      int e = errno;
-      ::close(fd);
-      throw_errno("cannot read " + path, e);
-    }
-    if (r == 0) break;
-    got += size_t(r);
+  const ssize_t got = pread_full(fd, buf.data(), buf.size(), 0);
+  if (got < 0) {
+    const int e = errno;
+    ::close(fd);
+    throw_errno("cannot read " + path, e);
   }
   ::close(fd);
-  return probe_filesystem_bytes(buf.data(), got);
+  return probe_filesystem_bytes(buf.data(), size_t(got));
 }
 
 bool kernel_has_filesystem(const std::string& type) {
@@ -189,10 +184,10 @@ int run_program(const std::vector<std::string>& argv, std::string* output) {
   std::string out;
   char buf[4096];
   for (;;) {
-    ssize_t r = ::read(pipefd[0], buf, sizeof buf);
-    if (r < 0 && errno == EINTR) continue;
+    const ssize_t r = read_full(pipefd[0], buf, sizeof buf);
     if (r <= 0) break;
     if (out.size() < (1u << 20)) out.append(buf, size_t(r));
+    if (size_t(r) < sizeof buf) break;  // end of file
   }
   ::close(pipefd[0]);
   int status = 0;

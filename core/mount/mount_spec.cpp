@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "core/io/binary.h"
+#include "core/io/fd_io.h"
 #include "core/util/error.h"
 
 namespace warpvol::mount {
@@ -14,123 +16,61 @@ namespace {
 
 constexpr uint32_t kSpecMagic = 0x57564d31;  // "WVM1"
 
-class Writer {
- public:
-  explicit Writer(size_t cap) : buf_(cap) {}
-  void u64(uint64_t v) {
-    uint8_t b[8];
-    for (int i = 0; i < 8; ++i) b[i] = uint8_t(v >> (8 * i));
-    bytes(b, 8);
-  }
-  void str(const std::string& s) {
-    u64(s.size());
-    bytes(reinterpret_cast<const uint8_t*>(s.data()), s.size());
-  }
-  void bytes(const uint8_t* p, size_t n) {
-    if (n > buf_.size() - n_) throw Error(ErrorKind::Format, "mount spec: too long");
-    if (n) std::memcpy(buf_.data() + n_, p, n);  // an empty key has no buffer: memcpy from nullptr is undefined
-    n_ += n;
-  }
-  const uint8_t* data() const { return buf_.data(); }
-  size_t size() const { return n_; }
-
- private:
-  LockedBytes buf_;  // the key material passes through it
-  size_t n_ = 0;
-};
-
-class Reader {
- public:
-  Reader(const uint8_t* p, size_t n) : p_(p), n_(n) {}
-  uint64_t u64() {
-    need(8);
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= uint64_t(p_[pos_ + size_t(i)]) << (8 * i);
-    pos_ += 8;
-    return v;
-  }
-  std::string str() {
-    uint64_t n = u64();
-    if (n > 65536) throw Error(ErrorKind::Format, "mount spec: string too long");
-    need(size_t(n));
-    std::string s(reinterpret_cast<const char*>(p_ + pos_), size_t(n));
-    pos_ += size_t(n);
-    return s;
-  }
-  void bytes(uint8_t* out, size_t n) {
-    need(n);
-    if (n) std::memcpy(out, p_ + pos_, n);  // an empty key has no buffer: memcpy(nullptr, ..., 0) is undefined
-    pos_ += n;
-  }
-  bool done() const { return pos_ == n_; }
-
- private:
-  void need(size_t n) {
-    if (n > n_ - pos_) throw Error(ErrorKind::Format, "mount spec: truncated");
-  }
-  const uint8_t* p_;
-  size_t n_;
-  size_t pos_ = 0;
-};
+// Strings: a u64 length, then the bytes.
+void put_str(ByteWriter& w, const std::string& s) {
+  w.u64le(s.size());
+  w.bytes(s.data(), s.size());
+}
+std::string get_str(ByteReader& r) {
+  const uint64_t n = r.u64le();
+  if (n > 65536) throw Error(ErrorKind::Format, "mount spec: string too long");
+  const uint8_t* p = r.take(size_t(n));
+  return std::string(reinterpret_cast<const char*>(p), size_t(n));
+}
 
 }  // namespace
 
 void write_spec(int fd, const MountSpec& s) {
-  Writer w(64 * 24 + s.container.size() + s.aux_dir.size() + s.state_file.size() + s.key_material.size());
-  w.u64(kSpecMagic);
-  w.u64(uint64_t(s.slot));
-  w.str(s.container);
-  w.str(s.aux_dir);
-  w.str(s.state_file);
-  w.u64(s.read_only);
-  w.u64(s.direct_io);
-  w.u64(uint64_t(s.engine));
-  w.u64(uint64_t(s.chain));
+  // Length prefix (filled in last), then the body, in locked memory: the key material passes through it.
+  LockedBytes buf(8 + 64 * 24 + s.container.size() + s.aux_dir.size() + s.state_file.size() + s.key_material.size());
+  ByteWriter w(buf.data() + 8, buf.size() - 8, "mount spec");
+  w.u64le(kSpecMagic);
+  w.u64le(uint64_t(s.slot));
+  put_str(w, s.container);
+  put_str(w, s.aux_dir);
+  put_str(w, s.state_file);
+  w.u64le(s.read_only);
+  w.u64le(s.direct_io);
+  w.u64le(uint64_t(s.engine));
+  w.u64le(uint64_t(s.chain));
   // 0: XTS; else 1 + algorithm * 4 + mode.
-  w.u64(s.legacy ? 1 + uint64_t(s.legacy->ea) * 4 + uint64_t(s.legacy->mode) : 0);
-  w.u64(s.key_material.size());
+  w.u64le(s.legacy ? 1 + uint64_t(s.legacy->ea) * 4 + uint64_t(s.legacy->mode) : 0);
+  w.u64le(s.key_material.size());
   w.bytes(s.key_material.data(), s.key_material.size());
-  w.u64(s.data_offset);
-  w.u64(s.data_size);
-  w.u64(s.first_unit);
-  w.u64(s.sector_size);
-  w.u64(s.protect);
-  w.u64(s.protect_start);
-  w.u64(s.protect_end);
-  w.u64(s.uid);
-  w.u64(s.gid);
-  w.u64(s.allow_other);
-  // Length prefix, then the body.
-  uint8_t len[8];
-  for (int i = 0; i < 8; ++i) len[i] = uint8_t(uint64_t(w.size()) >> (8 * i));
-  auto put = [fd](const uint8_t* p, size_t n) {
-    while (n) {
-      ssize_t r = ::write(fd, p, n);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) throw_errno("cannot pass the mount parameters to the FUSE process");
-      p += r;
-      n -= size_t(r);
-    }
-  };
-  put(len, 8);
-  put(w.data(), w.size());
+  w.u64le(s.data_offset);
+  w.u64le(s.data_size);
+  w.u64le(s.first_unit);
+  w.u64le(s.sector_size);
+  w.u64le(s.protect);
+  w.u64le(s.protect_start);
+  w.u64le(s.protect_end);
+  w.u64le(s.uid);
+  w.u64le(s.gid);
+  w.u64le(s.allow_other);
+  const size_t body = w.size();
+  ByteWriter(buf.data(), 8, "mount spec").u64le(body);
+  if (write_full(fd, buf.data(), 8 + body) < 0) throw_errno("cannot pass the mount parameters to the FUSE process");
 }
 
 MountSpec read_spec(int fd) {
   auto get = [fd](uint8_t* p, size_t n) {
-    while (n) {
-      ssize_t r = ::read(fd, p, n);
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) throw_errno("cannot read the mount parameters");
-      if (r == 0) throw Error(ErrorKind::Io, "cannot read the mount parameters: pipe closed early");
-      p += r;
-      n -= size_t(r);
-    }
+    const ssize_t r = read_full(fd, p, n);
+    if (r < 0) throw_errno("cannot read the mount parameters");
+    if (size_t(r) < n) throw Error(ErrorKind::Io, "cannot read the mount parameters: pipe closed early");
   };
   uint8_t len8[8];
   get(len8, 8);
-  uint64_t len = 0;
-  for (int i = 0; i < 8; ++i) len |= uint64_t(len8[i]) << (8 * i);
+  const uint64_t len = ByteReader(len8, 8).u64le();
   if (len > (1u << 20)) throw Error(ErrorKind::Format, "mount spec: too long");
   LockedBytes body(size_t(len) ? size_t(len) : 1);
   get(body.data(), size_t(len));
@@ -138,36 +78,36 @@ MountSpec read_spec(int fd) {
 }
 
 MountSpec parse_spec(const uint8_t* body, size_t len) {
-  Reader r(body, len);
-  if (r.u64() != kSpecMagic) throw Error(ErrorKind::Format, "mount spec: bad magic (warpvol and warpvol-mountd differ?)");
+  ByteReader r(body, len, "mount spec");
+  if (r.u64le() != kSpecMagic) throw Error(ErrorKind::Format, "mount spec: bad magic (warpvol and warpvol-mountd differ?)");
   MountSpec s;
-  s.slot = int(r.u64());
-  s.container = r.str();
-  s.aux_dir = r.str();
-  s.state_file = r.str();
-  s.read_only = r.u64() != 0;
-  s.direct_io = r.u64() != 0;
-  s.engine = EngineChoice(r.u64());
-  s.chain = ChainId(r.u64());
-  if (const uint64_t l = r.u64()) {
+  s.slot = int(r.u64le());
+  s.container = get_str(r);
+  s.aux_dir = get_str(r);
+  s.state_file = get_str(r);
+  s.read_only = r.u64le() != 0;
+  s.direct_io = r.u64le() != 0;
+  s.engine = EngineChoice(r.u64le());
+  s.chain = ChainId(r.u64le());
+  if (const uint64_t l = r.u64le()) {
     const uint64_t ea = (l - 1) / 4, mode = (l - 1) % 4;
     if (ea >= all_legacy_eas().size()) throw Error(ErrorKind::Format, "mount spec: bad legacy mode");
     s.legacy = LegacySuite{LegacyEaId(ea), LegacyMode(mode)};
   }
-  const uint64_t kn = r.u64();
+  const uint64_t kn = r.u64le();
   if (kn > 4096) throw Error(ErrorKind::Format, "mount spec: key too long");
   s.key_material = LockedBytes(size_t(kn));
   r.bytes(s.key_material.data(), size_t(kn));
-  s.data_offset = r.u64();
-  s.data_size = r.u64();
-  s.first_unit = r.u64();
-  s.sector_size = uint32_t(r.u64());
-  s.protect = r.u64() != 0;
-  s.protect_start = r.u64();
-  s.protect_end = r.u64();
-  s.uid = uint32_t(r.u64());
-  s.gid = uint32_t(r.u64());
-  s.allow_other = r.u64() != 0;
+  s.data_offset = r.u64le();
+  s.data_size = r.u64le();
+  s.first_unit = r.u64le();
+  s.sector_size = uint32_t(r.u64le());
+  s.protect = r.u64le() != 0;
+  s.protect_start = r.u64le();
+  s.protect_end = r.u64le();
+  s.uid = uint32_t(r.u64le());
+  s.gid = uint32_t(r.u64le());
+  s.allow_other = r.u64le() != 0;
   if (!r.done()) throw Error(ErrorKind::Format, "mount spec: trailing bytes");
   return s;
 }

@@ -15,6 +15,8 @@
 #include <sstream>
 #include <type_traits>
 
+#include "core/io/atomic_file.h"
+#include "core/io/fd_io.h"
 #include "core/util/error.h"
 
 namespace warpvol::mount {
@@ -158,39 +160,6 @@ DaemonState state_from_json(const std::string& text) {
   return s;
 }
 
-void write_file_atomic(const std::string& path, const std::string& content) {
-  fs::path p(path);
-  std::string tmpl = (p.parent_path() / ("." + p.filename().string() + ".XXXXXX")).string();
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  int fd = ::mkostemp(buf.data(), O_CLOEXEC);
-  if (fd < 0) throw_errno("cannot write " + path);
-  const char* d = content.data();
-  size_t n = content.size();
-  while (n) {
-    ssize_t w = ::write(fd, d, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) {
-      int e = errno;
-      ::close(fd);
-      ::unlink(buf.data());
-      throw_errno("cannot write " + path, e);
-    }
-    d += w;
-    n -= size_t(w);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    int e = errno;
-    ::unlink(buf.data());
-    throw_errno("cannot write " + path, e);
-  }
-  if (::rename(buf.data(), path.c_str()) != 0) {
-    int e = errno;
-    ::unlink(buf.data());
-    throw_errno("cannot write " + path, e);
-  }
-}
-
 std::optional<std::string> read_small_file(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -200,16 +169,14 @@ std::optional<std::string> read_small_file(const std::string& path) {
   std::string s;
   char buf[4096];
   for (;;) {
-    ssize_t r = ::read(fd, buf, sizeof buf);
-    if (r < 0 && errno == EINTR) continue;
+    const ssize_t r = read_full(fd, buf, sizeof buf);
     if (r < 0) {
-      int e = errno;
+      const int e = errno;
       ::close(fd);
       throw_errno("cannot read " + path, e);
     }
-    if (r == 0) break;
     s.append(buf, size_t(r));
-    if (s.size() > (1u << 20)) break;
+    if (size_t(r) < sizeof buf || s.size() > (1u << 20)) break;
   }
   ::close(fd);
   return s;
@@ -273,7 +240,7 @@ std::vector<MountRecord> Registry::load_all() const {
 
 void Registry::save(const MountRecord& r) const {
   ensure();
-  write_file_atomic(record_path(r.slot), record_to_json(r));
+  atomic_replace(record_path(r.slot), record_to_json(r));
 }
 
 void Registry::remove(int slot) const {
@@ -313,7 +280,7 @@ DaemonState read_daemon_state(const std::string& path) {
   return {};
 }
 
-void write_daemon_state(const std::string& path, const DaemonState& s) { write_file_atomic(path, state_to_json(s)); }
+void write_daemon_state(const std::string& path, const DaemonState& s) { atomic_replace(path, state_to_json(s)); }
 
 uint64_t process_start_time(int pid) {
   if (pid <= 0) return 0;

@@ -1,6 +1,6 @@
 // Mount registry: what `mount` left running, for `list` and `dismount`. One JSON file per slot in the runtime
 // folder (WARPVOL_RUNTIME_DIR, else /run/warpvol for root, else $XDG_RUNTIME_DIR/warpvol, else
-// /tmp/warpvol-<uid>), written atomically (temporary file + rename) under an flock on `<dir>/.lock`.
+// /tmp/warpvol-<uid>), written atomically (core/io/atomic_file.h) under an flock on `<dir>/.lock`.
 //   slotN.json   the mount record (written by `mount`)
 //   slotN.state  what the FUSE process reports: hidden-volume protection triggered, final flush result
 //   slotN.log    the FUSE process's stderr
@@ -64,8 +64,6 @@ MountRecord record_from_json(const std::string& text);  // Error(Format) when ma
 std::string state_to_json(const DaemonState& s);
 DaemonState state_from_json(const std::string& text);
 
-// Writes `content` to path via a temporary file in the same folder, fsync, rename. Mode 0600.
-void write_file_atomic(const std::string& path, const std::string& content);
 // Empty optional when the file does not exist.
 std::optional<std::string> read_small_file(const std::string& path);
 

@@ -15,6 +15,9 @@
 #include <filesystem>
 #include <thread>
 
+#include "core/io/atomic_file.h"
+#include "core/io/binary.h"
+#include "core/io/fd_io.h"
 #include "core/reencrypt/marker.h"
 #include "core/util/error.h"
 #include "core/util/random.h"
@@ -29,54 +32,6 @@ constexpr char kMagic[8] = {'W', 'V', 'R', 'E', 'E', 'N', 'C', '1'};
 constexpr char kMacLabel[] = "warpvol reencrypt journal v1";
 // No journal is larger than this (a 1 GiB journal-mode hot zone plus headers); anything bigger is not ours.
 constexpr uint64_t kMaxJournalBytes = (uint64_t(1) << 30) + (1 << 20);
-
-class Writer {
- public:
-  void bytes(const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    out.insert(out.end(), b, b + n);
-  }
-  void u32(uint32_t v) {
-    uint8_t b[4];
-    for (int i = 0; i < 4; ++i) b[i] = uint8_t(v >> (8 * i));
-    bytes(b, 4);
-  }
-  void u64(uint64_t v) {
-    uint8_t b[8];
-    for (int i = 0; i < 8; ++i) b[i] = uint8_t(v >> (8 * i));
-    bytes(b, 8);
-  }
-  std::vector<uint8_t> out;
-};
-
-class Reader {
- public:
-  Reader(const uint8_t* p, size_t n) : p_(p), n_(n) {}
-  const uint8_t* take(size_t n) {
-    if (n > n_ - pos_) throw Error(ErrorKind::Format, "truncated");
-    const uint8_t* r = p_ + pos_;
-    pos_ += n;
-    return r;
-  }
-  uint32_t u32() {
-    const uint8_t* b = take(4);
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; --i) v = v << 8 | b[i];
-    return v;
-  }
-  uint64_t u64() {
-    const uint8_t* b = take(8);
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; --i) v = v << 8 | b[i];
-    return v;
-  }
-  size_t left() const { return n_ - pos_; }
-
- private:
-  const uint8_t* p_;
-  size_t n_;
-  size_t pos_ = 0;
-};
 
 uint32_t slot_code(SlotKind k) {
   if (k == SlotKind::Normal) return 1;
@@ -138,24 +93,10 @@ std::array<uint8_t, 32> tree_digest(const uint8_t* p, size_t n) {
   return d;
 }
 
-void fsync_dir(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) throw_errno("cannot open folder " + dir);
-  if (::fsync(fd) != 0) {
-    int e = errno;
-    ::close(fd);
-    throw_errno("cannot fsync folder " + dir, e);
-  }
-  ::close(fd);
-}
-
 class FileJournalStore final : public JournalStore {
  public:
-  FileJournalStore(std::string path, FileWrapper wrap) : path_(std::move(path)), wrap_(std::move(wrap)) {
-    std::filesystem::path p(path_);
-    dir_ = p.parent_path().empty() ? "." : p.parent_path().string();
-    tmp_ = path_ + ".tmp";
-  }
+  FileJournalStore(std::string path, FileWrapper wrap)
+      : path_(std::move(path)), tmp_(path_ + ".tmp"), wrap_(std::move(wrap)) {}
   const std::string& path() const override { return path_; }
 
   std::optional<std::vector<uint8_t>> load() override {
@@ -178,26 +119,22 @@ class FileJournalStore final : public JournalStore {
   void store(const JournalBytes& jb) override {
     // Commit = the rename. Before it, the new contents are durable in the temporary file; after it (and the folder
     // fsync) the journal is the new one. A crash in between leaves the previous journal in place.
-    {
-      std::unique_ptr<BlockFile> f = open_file(tmp_, OpenMode::CreateTruncate);
-      if (wrap_) f = wrap_(std::move(f));
-      f->write_at(0, jb.prefix.data(), jb.prefix.size());
-      if (jb.protection_size) f->write_at(jb.prefix.size(), jb.protection, jb.protection_size);
-      f->write_at(jb.prefix.size() + jb.protection_size, jb.mac.data(), jb.mac.size());
-      f->sync();
-    }
-    if (::rename(tmp_.c_str(), path_.c_str()) != 0) throw_errno("cannot replace the re-encryption journal " + path_);
-    fsync_dir(dir_);
+    AtomicFile out(path_, true, wrap_, tmp_);
+    BlockFile& f = out.file();
+    f.write_at(0, jb.prefix.data(), jb.prefix.size());
+    if (jb.protection_size) f.write_at(jb.prefix.size(), jb.protection, jb.protection_size);
+    f.write_at(jb.prefix.size() + jb.protection_size, jb.mac.data(), jb.mac.size());
+    out.commit();
   }
 
   void remove() override {
     if (::unlink(path_.c_str()) != 0 && errno != ENOENT) throw_errno("cannot remove " + path_);
     ::unlink(tmp_.c_str());
-    fsync_dir(dir_);
+    fsync_folder(folder_of(path_));
   }
 
  private:
-  std::string path_, dir_, tmp_;
+  std::string path_, tmp_;
   FileWrapper wrap_;
 };
 
@@ -220,41 +157,40 @@ MacKey journal_mac_key(const std::vector<const uint8_t*>& key_areas) {
 }
 
 JournalBytes serialize_journal(const Journal& j, const MacKey& key) {
-  Writer w;
+  JournalBytes out;
+  ByteWriter w(out.prefix);
   w.bytes(kMagic, 8);
-  w.u32(uint32_t(j.unit_hash));
-  w.u32(uint32_t(j.resilience));
-  w.u64(j.container_size);
-  w.u64(j.hotzone);
-  w.u64(j.range_offset);
-  w.u64(j.range_size);
-  w.u64(j.range_first_unit);
-  w.u32(uint32_t(j.parts.size()));
+  w.u32le(uint32_t(j.unit_hash));
+  w.u32le(uint32_t(j.resilience));
+  w.u64le(j.container_size);
+  w.u64le(j.hotzone);
+  w.u64le(j.range_offset);
+  w.u64le(j.range_size);
+  w.u64le(j.range_first_unit);
+  w.u32le(uint32_t(j.parts.size()));
   for (const PartRecord& p : j.parts) {
-    w.u32(slot_code(p.slot));
-    w.u32(p.old_format == VolumeFormat::VeraCrypt ? 1 : 2);
-    w.u32(uint32_t(p.old_chain));
-    w.u32(uint32_t(p.old_prf));
-    w.u32(uint32_t(p.new_chain));
-    w.u32(uint32_t(p.new_prf));
-    w.u64(p.data_offset);
-    w.u64(p.data_size);
-    w.u64(p.first_unit);
+    w.u32le(slot_code(p.slot));
+    w.u32le(p.old_format == VolumeFormat::VeraCrypt ? 1 : 2);
+    w.u32le(uint32_t(p.old_chain));
+    w.u32le(uint32_t(p.old_prf));
+    w.u32le(uint32_t(p.new_chain));
+    w.u32le(uint32_t(p.new_prf));
+    w.u64le(p.data_offset);
+    w.u64le(p.data_size);
+    w.u64le(p.first_unit);
     for (const EncryptedHeader* h :
          {&p.orig_primary, &p.orig_backup, &p.marked_primary, &p.marked_backup, &p.final_primary, &p.final_backup})
       w.bytes(h->data(), h->size());
   }
   const JournalState& s = j.state;
-  w.u64(s.seq);
-  w.u32(uint32_t(s.phase));
-  w.u64(s.progress);
-  w.u64(s.hot_offset);
-  w.u64(s.hot_size);
-  w.u32(s.has_sentinel ? 1 : 0);
+  w.u64le(s.seq);
+  w.u32le(uint32_t(s.phase));
+  w.u64le(s.progress);
+  w.u64le(s.hot_offset);
+  w.u64le(s.hot_size);
+  w.u32le(s.has_sentinel ? 1 : 0);
   w.bytes(s.sentinel.data(), s.sentinel.size());
-  w.u64(s.protection_size);
-  JournalBytes out;
-  out.prefix = std::move(w.out);
+  w.u64le(s.protection_size);
   out.protection = s.protection;
   out.protection_size = size_t(s.protection_size);
   const auto d = tree_digest(out.protection, out.protection_size);
@@ -266,54 +202,54 @@ Journal parse_journal(const std::vector<uint8_t>& bytes) {
   try {
     if (bytes.size() < 8 + kMacSize || std::memcmp(bytes.data(), kMagic, 8) != 0)
       throw Error(ErrorKind::Format, "not a warpvol re-encryption journal");
-    Reader r(bytes.data(), bytes.size() - kMacSize);
+    ByteReader r(bytes.data(), bytes.size() - kMacSize);
     r.take(8);
-    const uint32_t version = r.u32();
+    const uint32_t version = r.u32le();
     if (version != uint32_t(UnitHash::Sha256_128) && version != uint32_t(UnitHash::Xxh3_128))
       throw Error(ErrorKind::Format, "journal format version " + std::to_string(version) + " is not supported");
     Journal j;
     j.unit_hash = UnitHash(version);
-    const uint32_t res = r.u32();
+    const uint32_t res = r.u32le();
     if (res != 1 && res != 2) throw Error(ErrorKind::Format, "bad resilience mode");
     j.resilience = Resilience(res);
-    j.container_size = r.u64();
-    j.hotzone = r.u64();
-    j.range_offset = r.u64();
-    j.range_size = r.u64();
-    j.range_first_unit = r.u64();
-    const uint32_t nparts = r.u32();
+    j.container_size = r.u64le();
+    j.hotzone = r.u64le();
+    j.range_offset = r.u64le();
+    j.range_size = r.u64le();
+    j.range_first_unit = r.u64le();
+    const uint32_t nparts = r.u32le();
     if (nparts < 1 || nparts > 2) throw Error(ErrorKind::Format, "bad volume count");
     for (uint32_t i = 0; i < nparts; ++i) {
       PartRecord p;
-      p.slot = slot_from(r.u32());
-      const uint32_t fmt = r.u32();
+      p.slot = slot_from(r.u32le());
+      const uint32_t fmt = r.u32le();
       if (fmt != 1 && fmt != 2) throw Error(ErrorKind::Format, "bad volume format");
       p.old_format = fmt == 1 ? VolumeFormat::VeraCrypt : VolumeFormat::TrueCrypt;
-      p.old_chain = chain_from(r.u32());
-      p.old_prf = prf_from(r.u32());
-      p.new_chain = chain_from(r.u32());
-      p.new_prf = prf_from(r.u32());
-      p.data_offset = r.u64();
-      p.data_size = r.u64();
-      p.first_unit = r.u64();
+      p.old_chain = chain_from(r.u32le());
+      p.old_prf = prf_from(r.u32le());
+      p.new_chain = chain_from(r.u32le());
+      p.new_prf = prf_from(r.u32le());
+      p.data_offset = r.u64le();
+      p.data_size = r.u64le();
+      p.first_unit = r.u64le();
       for (EncryptedHeader* h : {&p.orig_primary, &p.orig_backup, &p.marked_primary, &p.marked_backup,
                                  &p.final_primary, &p.final_backup})
         std::memcpy(h->data(), r.take(h->size()), h->size());
       j.parts.push_back(p);
     }
     JournalState& s = j.state;
-    s.seq = r.u64();
-    const uint32_t phase = r.u32();
+    s.seq = r.u64le();
+    const uint32_t phase = r.u32le();
     if (phase < 1 || phase > 3) throw Error(ErrorKind::Format, "bad phase");
     s.phase = Phase(phase);
-    s.progress = r.u64();
-    s.hot_offset = r.u64();
-    s.hot_size = r.u64();
-    const uint32_t hs = r.u32();
+    s.progress = r.u64le();
+    s.hot_offset = r.u64le();
+    s.hot_size = r.u64le();
+    const uint32_t hs = r.u32le();
     if (hs > 1) throw Error(ErrorKind::Format, "bad sentinel flag");
     s.has_sentinel = hs == 1;
     std::memcpy(s.sentinel.data(), r.take(32), 32);
-    s.protection_size = r.u64();
+    s.protection_size = r.u64le();
     if (s.protection_size != r.left()) throw Error(ErrorKind::Format, "size mismatch (truncated or extended)");
     s.protection = s.protection_size ? r.take(size_t(s.protection_size)) : nullptr;
     return j;

@@ -142,8 +142,8 @@ class JournalStore {
   virtual void remove() = 0;
 };
 
-// Wraps each file the store opens for writing (tests: fault injection).
-using FileWrapper = std::function<std::unique_ptr<BlockFile>(std::unique_ptr<BlockFile>)>;
+// `wrap` wraps each file the store opens for writing (tests: fault injection).
+using warpvol::FileWrapper;
 std::unique_ptr<JournalStore> file_journal_store(const std::string& path, FileWrapper wrap = {});
 
 // "<dir or the volume's folder>/<volume file name>.warpvol-reencrypt".

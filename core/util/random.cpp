@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "core/io/fd_io.h"
 #include "core/util/error.h"
 
 namespace warpvol {
@@ -66,16 +67,16 @@ size_t set_random_source(const std::string& path) {
   size_t total = 0;
   constexpr size_t kMax = size_t(1) << 20;
   while (total < kMax) {
-    ssize_t r = ::read(fd, buf.data(), std::min(buf.size(), kMax - total));
+    const size_t want = std::min(buf.size(), kMax - total);
+    const ssize_t r = read_full(fd, buf.data(), want);
     if (r < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
+      const int e = errno;
       ::close(fd);
       throw_errno("--random-source " + path, e);
     }
-    if (r == 0) break;
     sha.Update(buf.data(), size_t(r));
     total += size_t(r);
+    if (size_t(r) < want) break;  // end of file
   }
   ::close(fd);
   if (total == 0) throw Error(ErrorKind::Usage, "--random-source " + path + ": the file is empty");

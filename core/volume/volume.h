@@ -1,7 +1,6 @@
-// An opened volume: random-access plaintext read/write at any byte offset of the data area, through an engine.
-// Partial data units are read-modify-written. Export reads system volumes through it, and create reads an outer
-// volume's filesystem through it to place a hidden volume; mount (core/mount/plain_device.h) and re-encryption have
-// their own.
+// An opened volume: its container file, its header and the engine key, and the plaintext of its data area as a
+// PlainDevice (plain_device.h). Export and create's outer-volume scan read through it; warpvol-mountd builds its
+// PlainDevice itself from the layout that `mount` passes it.
 #pragma once
 #include <memory>
 #include <string>
@@ -9,6 +8,7 @@
 #include "core/engine/xts_engine.h"
 #include "core/format/open.h"
 #include "core/io/file.h"
+#include "core/volume/plain_device.h"
 
 namespace warpvol {
 
@@ -25,19 +25,22 @@ class Volume {
   BlockFile& file() { return *file_; }
   XtsEngine& engine() { return *engine_; }
   const std::shared_ptr<const EngineKey>& key() const { return key_; }
+  PlainDevice& device() { return *device_; }
 
   // Plaintext access; offset + len must lie within [0, size()).
-  void read(uint64_t offset, uint8_t* buf, size_t len);
+  void read(uint64_t offset, uint8_t* buf, size_t len) { device_->read(offset, buf, len); }
   void write(uint64_t offset, const uint8_t* buf, size_t len);
   void flush() { file_->sync(); }
 
  private:
-  void decrypt_units(uint64_t index, uint8_t* buf, size_t n);
-
   std::unique_ptr<BlockFile> file_;
   OpenedHeader header_;
   std::shared_ptr<XtsEngine> engine_;
   std::shared_ptr<const EngineKey> key_;
+  std::unique_ptr<PlainDevice> device_;
 };
+
+// The data area of an opened header as a PlainDevice lays it out.
+DataLayout data_layout(const OpenedHeader& h);
 
 }  // namespace warpvol
