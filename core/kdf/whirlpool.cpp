@@ -28,7 +28,7 @@
 // 0.106-0.114 s min; asm with all bytes through %al/%ah (this one) 0.099-0.102 s min; OpenSSL-style loop
 // 0.155/0.174 s. llvm-mca -mcpu=znver3 agrees: ~40 cycles per round transform, bound by the 4 ALUs.
 // One PBKDF2 block, 500,000 iterations, same run, alternating (hidden test [.whirlpool-bench] in
-// tests/test_whirlpool_pbkdf2.cpp), Zen 3 EPYC 2-vCPU VM with other load, 3 sessions of 7 runs: median
+// tests/hash/test_whirlpool_pbkdf2.cpp), Zen 3 EPYC 2-vCPU VM with other load, 3 sessions of 7 runs: median
 // 0.64 / 0.66 / 0.68 s here (best 0.55 s) against 1.10 / 1.17 / 1.08 s for the OpenSSL path
 // (pbkdf2_block(PrfId::Whirlpool), best 0.92 s): about 1.7x.
 #include "core/kdf/whirlpool.h"

@@ -9,7 +9,7 @@ templates over a 32-bit-lane vector type, in two forms:
            truth tables. Used by the AVX-512 path.
 
 Every circuit is checked here against the S-box tables (all 16 inputs) before it is written, and the tests check
-the generated header again (tests/test_simd_ciphers.cpp, exhaustive over the 16 nibble values).
+the generated header again (tests/block/test_simd_ciphers.cpp, exhaustive over the 16 nibble values).
 
 Convention: the input nibble of bit position j is x0_j + 2*x1_j + 4*x2_j + 8*x3_j (x0 = first little-endian word of
 the block), the S-box output nibble is y0..y3 the same way, written back in place into x0..x3.

@@ -7,7 +7,7 @@
 // - GPU machine's Xeon (AVX-512 + VBMI + GFNI), three machines of that kind (gpu/NOTES.md, "Twofish by byte
 //   permutes"): scalar 0.20-0.28, AVX-512 gathers 0.41-0.72 (the widest spread), the byte-permute kernel (vpermi2b
 //   S-boxes, GFNI MDS) 0.61-0.73, ahead of or level with gathers each time. It is registered at the AVX-512 level.
-// The gather kernels are tested (tests/test_simd_ciphers.cpp) wherever the CPU runs them.
+// The gather kernels are tested (tests/block/test_simd_ciphers.cpp) wherever the CPU runs them.
 #include <memory>
 #include <string_view>
 
