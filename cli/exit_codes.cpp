@@ -22,7 +22,7 @@ const std::vector<ExitCodeInfo>& exit_code_table() {
 }
 
 int exit_code(ErrorKind kind) {
-  // A row for every kind, by its name (error_kind_name); tests/test_exit_codes.cpp checks that each has one.
+  // A row for every kind, by its name (error_kind_name); tests/cli/test_exit_codes.cpp checks that each has one.
   const std::string_view name = error_kind_name(kind);
   for (const auto& row : exit_code_table())
     if (row.name == name) return row.code;

@@ -1,7 +1,7 @@
 // Host key schedules, key-independent tables and reference block functions for the CUDA kernels (see the header).
 // Written from the cipher specifications (FIPS-197, Serpent AES submission, RFC 3713; Twofish's key schedule and
 // Kuznyechik's pi and L come from core); checked against Crypto++ and the VeraCrypt known-answer vectors by
-// tests/test_gpu_engine.cpp.
+// tests/xts/test_gpu_engine.cpp.
 #include "gpu/cipher_host.h"
 
 #include <cstring>

@@ -1,6 +1,6 @@
 // Host emulation of the CUDA primitives used by gpu/xts_device.cuh, so the device cipher code, the shared-memory
 // plan and the table layouts can be compiled by the host compiler and checked on a machine without a GPU
-// (tests/test_gpu_engine.cpp, "[gpu][emulation]"). Only the per-thread code is emulated; the kernel driver
+// (tests/xts/test_gpu_engine.cpp, "[gpu][emulation]"). Only the per-thread code is emulated; the kernel driver
 // (warps, shuffles, barriers) is re-enacted sequentially by the test.
 #pragma once
 #include <vector_functions.h>

@@ -4,7 +4,7 @@
 #            libssl-dev nlohmann-json3-dev libfuse3-dev
 #   run:     fuse3 (mount); exfatprogs ntfs-3g (create --filesystem exfat|ntfs; ntfs-3g also mounts NTFS where the
 #            kernel has no driver) exfat-fuse (mounts exFAT where the kernel has none)
-#   tests:   mtools dosfstools e2fsprogs fio fusefat python3-botan python3-cryptography (the independent oracles)
+#   tests:   mtools dosfstools e2fsprogs fio fusefat python3-botan (the independent oracles: tests/oracle/)
 #            xvfb xauth (xvfb-run needs it; only a Recommends of xvfb) desktop-file-utils
 #            dbus-daemon (a private system bus for the GUI's udisks2 test)
 #            python3-venv (scripts/fleet-venv.sh: warpvol-fleet's venv, Ray pinned in fleet/pyproject.toml, from PyPI)
@@ -16,7 +16,7 @@
 #   fuzzing: clang-14 libclang-rt-14-dev (libFuzzer and the ASan/UBSan runtimes; scripts/fuzz.sh)
 WARPVOL_PACKAGES=(
   build-essential cmake pkg-config libcrypto++-dev libboost-program-options-dev catch2 libargon2-dev libxxhash-dev libssl-dev
-  nlohmann-json3-dev libfuse3-dev fuse3 mtools python3-botan python3-cryptography qt6-base-dev qt6-charts-dev
+  nlohmann-json3-dev libfuse3-dev fuse3 mtools python3-botan qt6-base-dev qt6-charts-dev
   libqt6opengl6-dev libqt6svg6 qt6-qpa-plugins xvfb xauth desktop-file-utils fio e2fsprogs dosfstools fusefat
   dbus-daemon dpkg-dev file man-db exfatprogs ntfs-3g exfat-fuse python3-venv clang-14 libclang-rt-14-dev python3
 )

@@ -1,5 +1,6 @@
-// Random-access files under the volume code. PosixFile is the real one; FailFile (io/fail_file.h) wraps another
-// and fails or "loses power" at the N-th write, for crash tests (after KeePassXC's FailDevice).
+// Random-access files under the volume code. PosixFile is the real one; the crash tests' FailFile
+// (tests/support/fail_file.h) wraps another and fails or "loses power" at the N-th write (after KeePassXC's
+// FailDevice).
 #pragma once
 #include <cerrno>
 #include <cstddef>

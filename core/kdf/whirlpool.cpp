@@ -25,7 +25,7 @@
 // rows stay in registers until they are stored. Of the variants tried (C gather form, asm taking some bytes of each
 // row from memory, OpenSSL-style loop), this one was fastest, and a PBKDF2 block runs in well under the OpenSSL
 // path's time (docs/perf/design-figures.md, "Whirlpool"; hidden test [.whirlpool-bench] in
-// tests/test_whirlpool_pbkdf2.cpp compares them).
+// tests/hash/test_whirlpool_pbkdf2.cpp compares them).
 #include "core/kdf/whirlpool.h"
 
 #include <algorithm>

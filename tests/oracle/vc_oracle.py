@@ -1,18 +1,27 @@
 #!/usr/bin/env python3
-"""Independent oracle for containers warpvol writes.
+"""Independent VeraCrypt reader and writer: the oracle for containers warpvol writes and re-encrypts.
 
 Decrypts headers and data areas with Botan 2 (python3-botan) and Python's hashlib, following only
 docs/format-spec.md (§2 layouts, §3 header, §4 keyfiles not used, §5 KDF, §6 XTS/cascades), never warpvol's code:
 a bug shared by warpvol's writer and its reader cannot pass here.
 
-Covered: every chain Botan 2 has ciphers for (all except those with Kuznyechik) x the PBKDF2 PRFs
-(SHA-512/SHA-256 via hashlib, BLAKE2s-256 via hashlib HMAC, Whirlpool/Streebog via Botan), Argon2id (Botan
-pwdhash) for one chain; normal volumes (import: data must decrypt to the raw image + zero padding; create: the
-fill must not decrypt to zeros), both backup headers, fake hidden headers, hidden volumes (§2.3), change, header
-backup files (§2.7), sector size 4096.
+  judge WARPVOL_BINARY WORKDIR [SOURCE_DIR]
+      Has warpvol write containers and checks them: every chain Botan 2 has ciphers for (all except those with
+      Kuznyechik) x the PBKDF2 PRFs (SHA-512/SHA-256 via hashlib, BLAKE2s-256 via hashlib HMAC,
+      Whirlpool/Streebog via Botan), Argon2id (Botan pwdhash) for one chain; normal volumes (import: data must
+      decrypt to the raw image + zero padding; create: the fill must not decrypt to zeros), both backup headers,
+      fake hidden headers, hidden volumes (§2.3), change, header backup files (§2.7), sector size 4096.
+      Exit 0 ok, 1 failure.
+  create PATH --size BYTES --password PW [--pim N] [--seed S]
+      Writes an AES / SHA-512 VeraCrypt container (V2 layout: header at 0, backup header at H - 131072, data at
+      131072) with seeded pseudo-random plaintext, for warpvol to re-encrypt; prints the plaintext's sha256.
+  verify PATH --password PW [--pim N]
+      Opens an AES / SHA-512 container (what warpvol re-encrypted to) and prints the sha256 of its plaintext data
+      area; exit 3 if the header does not open, 4 if it opens but is not a finished VeraCrypt header.
 
-usage: vc_oracle.py WARPVOL_BINARY WORKDIR [SOURCE_DIR]    exit 0 ok, 1 failure, 77 botan missing
+Every command exits 77 when python3-botan is missing.
 """
+import argparse
 import hashlib
 import hmac
 import os
@@ -88,39 +97,45 @@ def iterations(prf, pim):
     return 15000 + 1000 * pim if pim > 0 else 500000
 
 
-def xts_unit(cipher, key1, key2, unit, data, encrypt):
-    """One 512-byte data unit (or the 448-byte header) of XTS with tweak LE64(unit) || 0^8 (§6.1)."""
-    c = botan2.SymmetricCipher(BOTAN[cipher] + "/XTS", encrypt=encrypt)
-    c.set_key(key1 + key2)
-    c.start(struct.pack("<QQ", unit, 0))
-    return c.finish(data)
+class Chain:
+    """A chain keyed once (§6.3): successive XTS passes, cipher i with key bytes [32i,32i+32) and [K+32i,K+32i+32);
+    each pass tweaks with LE64(unit) || 0^8 (§6.1)."""
 
+    def __init__(self, chain, key_material):
+        order = CHAINS[chain]
+        k = 32 * len(order)
+        self.layers = []
+        for i, name in enumerate(order):
+            key = key_material[32 * i:32 * i + 32] + key_material[k + 32 * i:k + 32 * i + 32]
+            pair = []
+            for encrypt in (True, False):
+                c = botan2.SymmetricCipher(BOTAN[name] + "/XTS", encrypt=encrypt)
+                c.set_key(key)
+                pair.append(c)
+            self.layers.append(pair)
 
-def chain_crypt(order, key_material, unit, data, encrypt):
-    """Cascade = successive XTS passes; cipher i uses key bytes [32i,32i+32) and [K+32i, K+32i+32) (§6.3)."""
-    k = 32 * len(order)
-    seq = list(enumerate(order))
-    if not encrypt:
-        seq.reverse()
-    for i, name in seq:
-        data = xts_unit(name, key_material[32 * i:32 * i + 32], key_material[k + 32 * i:k + 32 * i + 32], unit,
-                        data, encrypt)
-    return data
+    def crypt(self, unit, data, encrypt):
+        """One 512-byte data unit (or the 448 encrypted bytes of a header) numbered `unit`."""
+        tweak = struct.pack("<QQ", unit, 0)
+        for enc, dec in (self.layers if encrypt else reversed(self.layers)):
+            c = enc if encrypt else dec
+            c.start(tweak)
+            data = c.finish(data)
+        return data
 
 
 def decrypt_header(raw512, chain, prf, password, pim, argon=None, dk=None):
     """§3.4: returns the 512 decrypted bytes (salt + plaintext) or None when the checks fail. dk: header key
     material already derived for this salt (at least 2K bytes)."""
-    order = CHAINS[chain]
     salt = raw512[:64]
-    need = 64 * len(order)
+    need = 64 * len(CHAINS[chain])
     if dk is not None:
         pass
     elif prf == "argon2":
         dk = argon2id(password, salt, *argon)
     else:
         dk = pbkdf2(prf, password, salt, iterations(prf, pim), need)
-    plain = chain_crypt(order, dk[:need], 0, raw512[64:512], False)
+    plain = Chain(chain, dk[:need]).crypt(0, raw512[64:512], False)
     h = salt + plain
     if h[64:68] != b"VERA":
         return None
@@ -153,10 +168,10 @@ def check_header_fields(tag, f, chain, expect):
 
 
 def decrypt_area(data, chain, master, offset, length):
-    order = CHAINS[chain]
+    keyed = Chain(chain, master)
     out = bytearray()
     for pos in range(offset, offset + length, 512):
-        out += chain_crypt(order, master, pos // 512, data[pos:pos + 512], False)
+        out += keyed.crypt(pos // 512, data[pos:pos + 512], False)
     return bytes(out)
 
 
@@ -233,9 +248,7 @@ def self_check(src_vectors):
         check(got.hex() == v["derived_key_hex"], "oracle self-check: Argon2id header key vector (PIM 1)")
 
 
-def main():
-    binary, work = sys.argv[1], sys.argv[2]
-    src = sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(__file__), "..", "..")
+def judge(binary, work, src):
     self_check(os.path.join(src, "testvectors"))
     if FAILS:
         print("oracle self-check failed: not judging warpvol")
@@ -310,6 +323,115 @@ def main():
         n += 1
     print("oracle: %d containers checked, %d failures" % (n, len(FAILS)))
     return 1 if FAILS else 0
+
+
+
+# The re-encryption tests' containers: AES / SHA-512, V2 layout (§2.1), written and read here.
+UNIT = 512
+DATA_OFFSET = 131072
+
+
+def header_plain(volume_size, master_key):
+    """Bytes 64..511 of a finished VeraCrypt header (§3.2): a normal volume whose data starts at DATA_OFFSET."""
+    key_area = master_key + bytes(256 - len(master_key))
+    h = bytearray(448)
+    h[0:4] = b"VERA"
+    struct.pack_into(">HH", h, 4, 5, 0x010B)
+    struct.pack_into(">I", h, 8, zlib.crc32(key_area))
+    struct.pack_into(">QQQQ", h, 28, 0, volume_size, DATA_OFFSET, volume_size)
+    struct.pack_into(">II", h, 60, 0, 512)
+    struct.pack_into(">I", h, 188, zlib.crc32(bytes(h[0:188])))
+    h[192:448] = key_area
+    return bytes(h)
+
+
+def seal(plain448, password, pim):
+    salt = os.urandom(64)
+    hk = pbkdf2("sha512", password, salt, iterations("sha512", pim), 64)
+    return salt + Chain("aes", hk).crypt(0, plain448, True)
+
+
+def create(path, size, password, pim, seed):
+    if size % UNIT:
+        sys.exit("size must be a multiple of 512")
+    mk = os.urandom(64)
+    hp = header_plain(size, mk)
+    keyed = Chain("aes", mk)
+    digest = hashlib.sha256()
+    with open(path, "wb") as f:
+        f.write(seal(hp, password, pim))
+        f.write(os.urandom(DATA_OFFSET - 512))
+        rnd = hashlib.sha256(seed.encode()).digest()
+        off = 0
+        chunk = 1 << 20
+        while off < size:
+            n = min(chunk, size - off)
+            # deterministic pseudo-random plaintext (seeded), so runs are reproducible
+            block = hashlib.shake_256(rnd + off.to_bytes(8, "little")).digest(n)
+            digest.update(block)
+            out = bytearray()
+            for u in range(0, n, UNIT):
+                out += keyed.crypt((DATA_OFFSET + off + u) // UNIT, block[u:u + UNIT], True)
+            f.write(out)
+            off += n
+        f.write(seal(hp, password, pim))
+        f.write(os.urandom(131072 - 512))
+    os.chmod(path, 0o600)
+    return digest.hexdigest()
+
+
+def verify(path, password, pim):
+    with open(path, "rb") as f:
+        h = decrypt_header(f.read(512), "aes", "sha512", password, pim)
+        if h is None:
+            print("header does not open (AES, SHA-512)", file=sys.stderr)
+            sys.exit(3)
+        fl = fields(h)
+        if fl["version"] != 5 or fl["required"] != 0x010B or fl["start"] != DATA_OFFSET or \
+                fl["length"] != fl["volume_size"] or fl["sector"] != 512:
+            print("not a finished VeraCrypt header: version %d required 0x%04x" % (fl["version"], fl["required"]),
+                  file=sys.stderr)
+            sys.exit(4)
+        mk = fl["keys"][:64]
+        if mk[:32] == mk[32:]:
+            sys.exit("master key halves equal")
+        keyed = Chain("aes", mk)
+        start, vol_size = fl["start"], fl["volume_size"]
+        f.seek(start)
+        digest = hashlib.sha256()
+        off = 0
+        while off < vol_size:
+            n = min(1 << 20, vol_size - off)
+            ct = f.read(n)
+            out = bytearray()
+            for u in range(0, n, UNIT):
+                out += keyed.crypt((start + off + u) // UNIT, ct[u:u + UNIT], False)
+            digest.update(out)
+            off += n
+    return digest.hexdigest()
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Independent VeraCrypt reader and writer (see the module text).")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    j = sub.add_parser("judge")
+    j.add_argument("binary")
+    j.add_argument("work")
+    j.add_argument("source", nargs="?", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    for name in ("create", "verify"):
+        p = sub.add_parser(name)
+        p.add_argument("path")
+        p.add_argument("--password", required=True)
+        p.add_argument("--pim", type=int, default=0)
+        if name == "create":
+            p.add_argument("--size", type=int, required=True)
+            p.add_argument("--seed", default="warpvol")
+    a = ap.parse_args()
+    if a.cmd == "judge":
+        return judge(a.binary, a.work, a.source)
+    pw = a.password.encode()
+    print(create(a.path, a.size, pw, a.pim, a.seed) if a.cmd == "create" else verify(a.path, pw, a.pim))
+    return 0
 
 
 if __name__ == "__main__":

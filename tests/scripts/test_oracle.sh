@@ -4,14 +4,8 @@
 set -u
 BIN="$1"
 SRC="$2"
-PY=""
-for p in /usr/bin/python3 python3; do
-  if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import botan2' >/dev/null 2>&1; then PY="$p"; break; fi
-done
-if [ -z "$PY" ]; then
-  echo "SKIP: no python3 with the botan2 module (Debian: python3-botan)"
-  exit "${WARPVOL_MISSING_PACKAGE_EXIT:-77}"
-fi
+. "$SRC/tests/scripts/lib_oracle.sh"
+require_oracle
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/warpvol-oracle-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-"$PY" "$SRC/tests/oracle/vc_oracle.py" "$BIN" "$WORK" "$SRC"
+oracle judge "$BIN" "$WORK" "$SRC"

@@ -4,14 +4,14 @@
 # lines are cryptsetup-style (numbers as strings); --resume-only without a journal is refused; SIGINT sent on the job's
 # first progress line stops at a safe point with exit 6, the container is refused by info/export/mount with a pointer
 # to --resume, a resumed job stops the same way, and running the same command again finishes it; the result is checked
-# by an independent reader (test_reencrypt_oracle.py); SIGTERM stops fresh and resumed jobs the same way; a journal
+# by an independent reader (tests/oracle/vc_oracle.py); SIGTERM stops fresh and resumed jobs the same way; a journal
 # folder without room is refused before anything is written (as root: 1 MiB tmpfs).
 # Args: warpvol binary, source dir. Exit 77 = skipped.
 set -u
 WV=${1:?warpvol binary}
 SRC=${2:?source dir}
-ORACLE="$SRC/tests/scripts/test_reencrypt_oracle.py"
-python3 -c 'import cryptography.hazmat.primitives.ciphers' 2>/dev/null || { echo "skip: python3-cryptography missing"; exit "${WARPVOL_MISSING_PACKAGE_EXIT:-77}"; }
+. "$SRC/tests/scripts/lib_oracle.sh"
+require_oracle
 "$WV" help reencrypt > /dev/null 2>&1 || { echo "skip: this warpvol has no reencrypt command"; exit "${WARPVOL_MISSING_PACKAGE_EXIT:-77}"; }
 T=$(mktemp -d /tmp/wv-reenc-cli-XXXXXX)
 PID=""
@@ -29,7 +29,7 @@ export_sha() {  # volume password
 # ---- batch of 5, one wrong password ----
 declare -A ORIG
 for i in 1 2 3 4 5; do
-  ORIG[$i]=$(python3 "$ORACLE" create "$T/b$i.hc" --size $((2 * 1024 * 1024)) --password "pw$i" --pim 1 --seed "b$i") \
+  ORIG[$i]=$(oracle create "$T/b$i.hc" --size $((2 * 1024 * 1024)) --password "pw$i" --pim 1 --seed "b$i") \
     || fail "oracle create"
 done
 C="$T/creds.jsonl"
@@ -113,7 +113,7 @@ V="$T/big.hc"
 # 64 hot zones of 1 MiB: the signal goes out on the job's first progress line, so the job is a zone or two in when
 # it arrives, however fast the machine (no fixed delay to outrun).
 BIG_SIZE=$((64 * 1024 * 1024))
-BIG=$(python3 "$ORACLE" create "$V" --size $BIG_SIZE --password old --pim 1 --seed big) || fail "create big"
+BIG=$(oracle create "$V" --size $BIG_SIZE --password old --pim 1 --seed big) || fail "create big"
 run_big() {
   # Empty the output files here, before the fork: the child's own redirections truncate them only once it is
   # scheduled, and until then stop_big would read the previous run's progress lines and signal a shell child that
@@ -170,11 +170,11 @@ grep -q "(resumed)" "$T/out.txt" || fail "summary does not say resumed: $(cat "$
 [ -e "$V.warpvol-reencrypt" ] && fail "journal left behind"
 S=$(export_sha "$V" new) || fail "export after resume"
 [ "$S" = "$BIG" ] || fail "plaintext after SIGINT + resume differs"
-S=$(python3 "$ORACLE" verify "$V" --password new --pim 1) || fail "independent reader cannot open the result"
+S=$(oracle verify "$V" --password new --pim 1) || fail "independent reader cannot open the result"
 [ "$S" = "$BIG" ] || fail "independent reader: plaintext differs"
 
 # ---- SIGTERM: the same safe stop (exit 6), then the same command finishes ----
-python3 "$ORACLE" create "$V" --size $BIG_SIZE --password old --pim 1 --seed big > /dev/null || fail "create"
+oracle create "$V" --size $BIG_SIZE --password old --pim 1 --seed big > /dev/null || fail "create"
 run_big --progress-json
 stop_big TERM reencrypt
 run_big --progress-json

@@ -4,13 +4,13 @@
 # after every completed job the plaintext (sha256 of `warpvol export`) must equal the original. After each kill,
 # opening with the old or the new password must either refuse (exit 4 "half re-encrypted", or 2) or, if it opens,
 # export the original plaintext. The last job re-encrypts to AES and an independent reader
-# (test_reencrypt_oracle.py: hashlib + cryptography) checks the result.
+# (tests/oracle/vc_oracle.py: hashlib + Botan 2) checks the result.
 # Args: warpvol binary, source dir. Exit 77 = skipped. Bounded: at most ~6 minutes (WARPVOL_KILL_BUDGET seconds).
 set -u
 WV=${1:?warpvol binary}
 SRC=${2:?source dir}
-ORACLE="$SRC/tests/scripts/test_reencrypt_oracle.py"
-python3 -c 'import cryptography.hazmat.primitives.ciphers' 2>/dev/null || { echo "skip: python3-cryptography missing"; exit "${WARPVOL_MISSING_PACKAGE_EXIT:-77}"; }
+. "$SRC/tests/scripts/lib_oracle.sh"
+require_oracle
 "$WV" help reencrypt > /dev/null 2>&1 || { echo "skip: this warpvol has no reencrypt command"; exit "${WARPVOL_MISSING_PACKAGE_EXIT:-77}"; }
 
 BASE=/tmp
@@ -25,7 +25,7 @@ SIZE=$((256 * 1024 * 1024))
 BUDGET=${WARPVOL_KILL_BUDGET:-360}
 V="$T/v.hc"
 echo "creating a 256 MiB container with the independent writer..."
-ORIG=$(python3 "$ORACLE" create "$V" --size $SIZE --password pw0 --pim 1 --seed kill) || fail "oracle create"
+ORIG=$(oracle create "$V" --size $SIZE --password pw0 --pim 1 --seed kill) || fail "oracle create"
 
 export_sha() {  # password pim
   rm -f "$T/x.raw"
@@ -101,7 +101,7 @@ while :; do
   if [ "$chain" = aes ]; then break; fi
 done
 echo "independent check of the final AES container..."
-S=$(python3 "$ORACLE" verify "$V" --password "$cur" --pim 1) || fail "the oracle cannot open the result"
+S=$(oracle verify "$V" --password "$cur" --pim 1) || fail "the oracle cannot open the result"
 [ "$S" = "$ORIG" ] || fail "oracle plaintext differs ($S vs $ORIG)"
 echo "kills: $kills, jobs: $job, time: $((SECONDS - start)) s"
 [ $kills -ge 20 ] || fail "only $kills kills happened within the time budget (need 20)"

@@ -25,7 +25,7 @@ struct alignas(64) SerpentXtsKeys {
 };
 
 // Serpent key schedule for a 256-bit key (own scalar code, serpent_key.cpp; checked against Crypto++ and the
-// VeraCrypt/cryptsetup ECB vectors in tests/test_simd_ciphers.cpp). rk: 132 words.
+// VeraCrypt/cryptsetup ECB vectors in tests/block/test_simd_ciphers.cpp). rk: 132 words.
 void expand_key(const uint8_t* key, uint32_t* rk);
 // One block with the scalar bitsliced code (same S-box sequences as the SIMD paths); for tests and tweak setup.
 void encrypt_block(const uint32_t* rk, const uint8_t* in, uint8_t* out);

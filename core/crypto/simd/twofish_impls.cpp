@@ -6,7 +6,7 @@
 //   scalar serves the AES-NI and AVX2 levels.
 // - AVX-512 + VBMI + GFNI (Xeon): the byte-permute kernel (vpermi2b S-boxes, GFNI MDS) was ahead of or level with the
 //   gathers on every machine tried, and gathers varied most between machines. It is registered at the AVX-512 level.
-// The gather kernels are tested (tests/test_simd_ciphers.cpp) wherever the CPU runs them.
+// The gather kernels are tested (tests/block/test_simd_ciphers.cpp) wherever the CPU runs them.
 #include <memory>
 #include <string_view>
 

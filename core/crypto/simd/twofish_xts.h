@@ -30,7 +30,7 @@ struct alignas(64) TwofishXtsKeys {
 // The MDS multiply as the byte-permute kernel does it on a 32-bit lane y = (y0, y1, y2, y3), low byte first
 // (output byte i = sum_j M[i][j] * y_j in GF(2^8)/0x169). Grouped by how far a term moves, output byte i takes
 // y_(i-r) from the lane rotated left by 8r, so MDS(y) = XOR over r of rotl(c_r * y, 8r), where c_r multiplies byte
-// p of y by kMdsByRotation[r][p]. tests/test_simd_ciphers.cpp checks this against the MDS-folded tables.
+// p of y by kMdsByRotation[r][p]. tests/block/test_simd_ciphers.cpp checks this against the MDS-folded tables.
 constexpr uint8_t kMdsByRotation[4][4] = {
     {0x01, 0xEF, 0x01, 0x5B}, {0x5B, 0x5B, 0xEF, 0x5B}, {0xEF, 0x01, 0x5B, 0x01}, {0xEF, 0xEF, 0xEF, 0xEF}};
 

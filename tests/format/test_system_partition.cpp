@@ -1,0 +1,178 @@
+// System encryption as VeraCrypt maps it: a drive image's partition table (MBR with logical partitions, GPT), the
+// partition itself as the volume with data units counted from the drive's start, and an encryption that did not
+// finish (ciphertext only over the encrypted-area length, the rest plaintext, read-only, a notice whose numbers
+// say which is which).
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include "core/crypto/chain.h"
+#include "core/engine/cpu_engine.h"
+#include "core/format/header_writer.h"
+#include "core/format/partition_table.h"
+#include "core/util/bytes.h"
+#include "core/util/error.h"
+#include "core/volume/volume.h"
+#include "tests/support/test_support.h"
+
+using namespace warpvol;
+
+namespace {
+
+void mbr_entry(std::vector<uint8_t>& sector, int i, uint8_t type, uint32_t lba, uint32_t n) {
+  uint8_t* e = sector.data() + 446 + 16 * i;
+  e[4] = type;
+  store_le32(e + 8, lba);
+  store_le32(e + 12, n);
+  sector[510] = 0x55;
+  sector[511] = 0xaa;
+}
+
+void write_file(const std::string& path, const std::vector<uint8_t>& d) {
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(d.data()), std::streamsize(d.size()));
+}
+
+constexpr uint32_t kP1 = 128, kP1n = 64, kP2 = 256, kP2n = 512;  // sectors
+constexpr size_t kDrive = 1024 * 512;
+
+// A drive image: MBR with partition 1 [128, +64) and 2 [256, +512) sectors; a system header at sector 62 whose key
+// scope is partition 2 and whose encrypted length is `encrypted` bytes; partition 2's first `encrypted` bytes
+// encrypted with data units numbered from the drive's start, the rest plaintext.
+std::vector<uint8_t> system_drive(const std::vector<uint8_t>& plain, uint64_t encrypted, LockedBytes& pw) {
+  std::vector<uint8_t> d(kDrive, 0);
+  std::vector<uint8_t> mbr(512, 0);
+  mbr_entry(mbr, 0, 0x07, kP1, kP1n);
+  mbr_entry(mbr, 1, 0x07, kP2, kP2n);
+  std::memcpy(d.data(), mbr.data(), 512);
+  std::mt19937 rng(3);
+  HeaderFields f;
+  f.flags = kFlagSystem;
+  f.volume_size = uint64_t(kP2n) * 512;
+  f.encrypted_area_start = uint64_t(kP2) * 512;
+  f.encrypted_area_length = encrypted;
+  for (size_t i = 0; i < 64; ++i) f.key_area.data()[i] = uint8_t(rng());
+  KdfChoice kdf{PrfId::Sha256, pbkdf2_iterations(PrfId::Sha256, VolumeFormat::VeraCrypt, 0, true)};
+  auto h = build_header(f, ChainId::Aes, kdf, pw);
+  std::memcpy(d.data() + kSystemHeaderOffset, h.data(), h.size());
+  std::vector<uint8_t> data = plain;
+  XtsChain(ChainId::Aes, f.key_area.data()).encrypt(kP2, data.data(), encrypted / 512);
+  std::memcpy(d.data() + size_t(kP2) * 512, data.data(), data.size());
+  return d;
+}
+
+OpenOptions system_options(LockedBytes& pw) {
+  OpenOptions o;
+  o.credentials.password = LockedBytes(pw.data(), pw.size());
+  o.system = true;
+  o.prf = PrfId::Sha256;
+  o.chain = ChainId::Aes;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("Partition tables: MBR primaries and logical partitions, GPT", "[system][partition]") {
+  wvtest::TempDir tmp;
+  std::vector<uint8_t> d(2048 * 512, 0);
+  std::vector<uint8_t> mbr(512, 0);
+  mbr_entry(mbr, 0, 0x07, 2, 10);
+  mbr_entry(mbr, 1, 0x0f, 100, 900);  // extended
+  std::memcpy(d.data(), mbr.data(), 512);
+  std::vector<uint8_t> ebr1(512, 0), ebr2(512, 0);
+  mbr_entry(ebr1, 0, 0x83, 1, 20);    // sda5 at 101
+  mbr_entry(ebr1, 1, 0x05, 50, 30);   // next EBR at 100 + 50
+  mbr_entry(ebr2, 0, 0x83, 2, 7);     // sda6 at 152
+  std::memcpy(d.data() + 100 * 512, ebr1.data(), 512);
+  std::memcpy(d.data() + 150 * 512, ebr2.data(), 512);
+  write_file(tmp.file("mbr.img"), d);
+  auto f = open_file(tmp.file("mbr.img"), OpenMode::ReadOnly);
+  auto parts = read_partition_table(*f);
+  REQUIRE(parts.size() == 3);
+  CHECK(parts[0].number == 1);
+  CHECK(parts[0].offset == 2 * 512);
+  CHECK(parts[1].number == 5);
+  CHECK(parts[1].offset == 101 * 512);
+  CHECK(parts[1].size == 20 * 512);
+  CHECK(parts[2].number == 6);
+  CHECK(parts[2].offset == 152 * 512);
+  CHECK(partition_containing(parts, 152 * 512 + 100)->number == 6);
+
+  // GPT: protective MBR, header at LBA 1, 128 entries of 128 bytes at LBA 2; entries 1 and 3 used.
+  std::vector<uint8_t> g(2048 * 512, 0);
+  std::vector<uint8_t> pm(512, 0);
+  mbr_entry(pm, 0, 0xee, 1, 2047);
+  std::memcpy(g.data(), pm.data(), 512);
+  std::memcpy(g.data() + 512, "EFI PART", 8);
+  store_le64(g.data() + 512 + 72, 2);
+  store_le32(g.data() + 512 + 80, 128);
+  store_le32(g.data() + 512 + 84, 128);
+  auto entry = [&](int i, uint64_t first, uint64_t last) {
+    uint8_t* e = g.data() + 2 * 512 + 128 * i;
+    e[0] = 0xa2;  // any non-zero type GUID
+    store_le64(e + 32, first);
+    store_le64(e + 40, last);
+  };
+  entry(0, 34, 99);
+  entry(2, 200, 299);
+  write_file(tmp.file("gpt.img"), g);
+  auto gf = open_file(tmp.file("gpt.img"), OpenMode::ReadOnly);
+  auto gp = read_partition_table(*gf);
+  REQUIRE(gp.size() == 2);
+  CHECK(gp[0].number == 1);
+  CHECK(gp[0].size == 66 * 512);
+  CHECK(gp[1].number == 3);
+  CHECK(gp[1].offset == 200 * 512);
+}
+
+TEST_CASE("System partition: the partition itself, units from the drive's start, unfinished encryption",
+          "[system][partition]") {
+  wvtest::TempDir tmp;
+  LockedBytes pw(reinterpret_cast<const uint8_t*>("system pw"), 9);
+  std::vector<uint8_t> plain(size_t(kP2n) * 512);
+  std::mt19937 rng(5);
+  for (auto& b : plain) b = uint8_t(rng());
+  auto engine = std::make_shared<CpuEngine>(1);
+
+  SECTION("finished: the default partition is the one holding the first encrypted byte") {
+    write_file(tmp.file("d.img"), system_drive(plain, plain.size(), pw));
+    for (std::optional<int> n : {std::optional<int>(), std::optional<int>(2)}) {
+      OpenOptions o = system_options(pw);
+      o.system_partition = n;
+      auto v = Volume::open(tmp.file("d.img"), o, engine, false);
+      CHECK(v->header().system_partition == 2);
+      CHECK(v->header().data_offset == kP2 * 512);
+      CHECK(v->size() == plain.size());
+      CHECK(v->header().first_unit == kP2);
+      CHECK_FALSE(v->header().read_only);
+      std::vector<uint8_t> got(plain.size());
+      v->read(0, got.data(), got.size());
+      CHECK(got == plain);
+    }
+    OpenOptions o = system_options(pw);
+    o.system_partition = 1;  // outside the key scope
+    CHECK_THROWS_AS(Volume::open(tmp.file("d.img"), o, engine, false), Error);
+    o.system_partition = 9;
+    CHECK_THROWS_AS(Volume::open(tmp.file("d.img"), o, engine, false), Error);
+  }
+
+  SECTION("unfinished: ciphertext only over the encrypted length, the rest as it lies, read-only") {
+    const uint64_t encrypted = 100 * 512;
+    write_file(tmp.file("d.img"), system_drive(plain, encrypted, pw));
+    OpenOptions o = system_options(pw);
+    std::string notice;
+    o.notice = [&](const std::string& m) { notice += m; };
+    auto v = Volume::open(tmp.file("d.img"), o, engine, true);
+    CHECK(v->size() == plain.size());  // the partition, not the encrypted length
+    CHECK(v->header().read_only);
+    std::vector<uint8_t> got(plain.size());
+    v->read(0, got.data(), got.size());
+    CHECK(got == plain);
+    // Each number with its role: the volume's size, then the bytes encrypted.
+    CHECK(notice.find("of its " + std::to_string(plain.size()) + "-byte volume") != std::string::npos);
+    CHECK(notice.find("only " + std::to_string(encrypted) + " bytes are encrypted") != std::string::npos);
+    uint8_t b[512] = {};
+    CHECK_THROWS_AS(v->write(0, b, sizeof b), Error);
+  }
+}

@@ -1,0 +1,263 @@
+// The job data paths against an independent oracle (XtsChain, one unit at a time in order): the streaming read
+// path (core/job/stream.h: export) in order and out of order with several workers, the create/import fill
+// (core/create/fill.h) on the engine's own buffers, and --engine auto's scheduler (core/engine/auto_engine.h) with
+// two engines taking one job's requests. With a CUDA device: the GPU engine's pinned job buffers, through the same
+// paths and through auto, give byte-identical output to the CPU engine ([gpu]; a visible skip without a device).
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <vector>
+
+#include "core/create/fill.h"
+#include "core/crypto/chain.h"
+#include "core/engine/auto_engine.h"
+#include "core/engine/cpu_engine.h"
+#include "core/engine/engine_factory.h"
+#include "core/io/file.h"
+#include "core/job/stream.h"
+#include "tests/support/test_support.h"
+#ifdef WARPVOL_HAVE_GPU
+#include "gpu/gpu_engine.h"
+#endif
+
+using namespace warpvol;
+
+namespace {
+
+std::vector<uint8_t> noise_bytes(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint8_t> v(n);
+  for (size_t i = 0; i < n; i += 8) {
+    const uint64_t x = rng();
+    std::memcpy(&v[i], &x, std::min<size_t>(8, n - i));
+  }
+  return v;
+}
+
+struct Area {
+  ChainId chain;
+  std::vector<uint8_t> key = noise_bytes(2 * 3 * 32, 7);
+  uint64_t first_unit = 300;  // as a normal volume's data area at 128 KiB + 22 units
+  std::vector<uint8_t> plain, cipher;
+  Area(ChainId c, size_t bytes) : chain(c), plain(noise_bytes(bytes, 11)) {
+    cipher = plain;
+    XtsChain x(chain, key.data());
+    for (size_t u = 0; u < cipher.size() / kDataUnitSize; ++u)  // the oracle: one unit at a time, in order
+      x.encrypt(first_unit + u, cipher.data() + u * kDataUnitSize, 1);
+  }
+};
+
+// Decrypts the area through stream_area from a file into a byte vector (ordered or positioned sink).
+std::vector<uint8_t> stream_decrypt(XtsEngine& e, const Area& a, const std::string& path, bool ordered,
+                                    unsigned workers, size_t chunk) {
+  {
+    auto f = open_file(path, OpenMode::CreateTruncate);
+    f->write_at(0, a.cipher.data(), a.cipher.size());
+  }
+  auto f = open_file(path, OpenMode::ReadOnly);
+  std::vector<uint8_t> out(a.cipher.size(), 0xEE);
+  std::mutex mu;
+  uint64_t expect = 0;
+  bool in_order = true;
+  StreamOptions so;
+  so.chunk_bytes = chunk;
+  so.workers = workers;
+  so.ordered = ordered;
+  stream_area(
+      a.cipher.size(), [&](uint64_t pos, uint8_t* buf, size_t len) { f->read_at(pos, buf, len); }, &e,
+      e.prepare(a.chain, a.key.data()), Direction::Decrypt, a.first_unit,
+      [&](uint64_t pos, const uint8_t* buf, size_t len) {
+        std::lock_guard<std::mutex> lk(mu);
+        in_order &= pos == expect;
+        expect = pos + len;
+        std::memcpy(out.data() + pos, buf, len);
+      },
+      so);
+  if (ordered) CHECK(in_order);
+  return out;
+}
+
+// Encrypts the area's plaintext with the create/import fill into a file; returns the file's bytes.
+std::vector<uint8_t> fill_encrypt(XtsEngine& e, const Area& a, const std::string& path) {
+  auto f = open_file(path, OpenMode::CreateTruncate);
+  FillOptions fo;
+  fo.chunk_bytes = size_t(1) << 20;
+  encrypt_to_file(*f, 0, a.plain.size(), a.first_unit, e, e.prepare(a.chain, a.key.data()),
+                  [&](uint64_t pos, uint8_t* buf, size_t len) { std::memcpy(buf, a.plain.data() + pos, len); }, fo);
+  std::vector<uint8_t> got(a.plain.size());
+  f->read_at(0, got.data(), got.size());
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE("job stream: export's read path equals the oracle, in order and positioned, any worker count", "[job]") {
+  wvtest::TempDir dir;
+  CpuEngine cpu;
+  // 5 MiB + 3 units: a short last chunk; 1 MiB chunks so that the ring wraps several times.
+  Area a(ChainId::AesTwofishSerpent, (size_t(5) << 20) + 3 * kDataUnitSize);
+  for (bool ordered : {true, false})
+    for (unsigned workers : {1u, 2u, 5u}) {
+      INFO((ordered ? "ordered" : "positioned") << " sink, " << workers << " workers");
+      CHECK(stream_decrypt(cpu, a, dir.file("c"), ordered, workers, size_t(1) << 20) == a.plain);
+    }
+}
+
+TEST_CASE("job stream: a transform over the caller's region (a re-encryption hot zone) equals the oracle", "[job]") {
+  CpuEngine cpu;
+  // 3 MiB + 7 units in 256 KiB pieces: every piece read, transformed and handed to the sink in place.
+  Area a(ChainId::Serpent, (size_t(3) << 20) + 7 * kDataUnitSize);
+  auto key = cpu.prepare(a.chain, a.key.data());
+  for (bool ordered : {true, false})
+    for (unsigned workers : {1u, 3u}) {
+      INFO((ordered ? "ordered" : "positioned") << " sink, " << workers << " workers");
+      std::vector<uint8_t> region(a.cipher.size(), 0xEE);
+      std::vector<uint8_t> seen(a.cipher.size(), 0);
+      std::mutex mu;
+      StreamOptions so;
+      so.chunk_bytes = size_t(256) << 10;
+      so.workers = workers;
+      so.ordered = ordered;
+      so.region = region.data();
+      ChunkTransform t;
+      t.fn = [&](uint64_t pos, uint8_t* buf, size_t len) {
+        cpu.process(*key, Direction::Decrypt, a.first_unit + pos / kDataUnitSize, buf, len / kDataUnitSize);
+      };
+      t.slots = 2;
+      stream_area(
+          a.cipher.size(), [&](uint64_t pos, uint8_t* buf, size_t len) {
+            CHECK(buf == region.data() + pos);
+            std::memcpy(buf, a.cipher.data() + pos, len);
+          },
+          t,
+          [&](uint64_t pos, const uint8_t* buf, size_t len) {
+            std::lock_guard<std::mutex> lk(mu);
+            CHECK(buf == region.data() + pos);
+            std::memcpy(seen.data() + pos, buf, len);
+          },
+          so);
+      CHECK(region == a.plain);
+      CHECK(seen == a.plain);
+    }
+}
+
+TEST_CASE("auto engine: keys that never go to the GPU get the CPU engine's buffers and one caller", "[job][auto]") {
+  // Two CPU engines stand in for the CPU and the GPU; the "GPU" reports four callers. AES never goes to it (the
+  // built-in crossover), Serpent from 256 KiB.
+  struct Wide : CpuEngine {
+    Wide() : CpuEngine(1) {}
+    unsigned concurrency() const override { return 4; }
+  };
+  auto cpu = std::make_shared<CpuEngine>(1);
+  auto wide = std::make_shared<Wide>();
+  AutoEngine eng(cpu, wide, crossover_from_json(""));
+  auto key_material = noise_bytes(2 * 3 * 32, 3);
+  auto aes = eng.prepare(ChainId::Aes, key_material.data());
+  auto serpent = eng.prepare(ChainId::Serpent, key_material.data());
+  CHECK(eng.concurrency_for(*aes) == 1);
+  CHECK(eng.concurrency_for(*serpent) == 5);
+  CHECK(eng.concurrency_for(*aes, serpent.get()) == 5);  // a re-encryption AES -> Serpent uses the GPU
+  CHECK(eng.concurrency_for(*aes, aes.get()) == 1);
+  CHECK(default_stream_workers(eng.concurrency_for(*aes)) == default_stream_workers());
+}
+
+TEST_CASE("job stream: a source error stops the job and is rethrown, and no engine work outlives it", "[job]") {
+  CpuEngine cpu;
+  Area a(ChainId::Serpent, size_t(4) << 20);
+  StreamOptions so;
+  so.chunk_bytes = size_t(256) << 10;
+  so.workers = 3;
+  auto key = cpu.prepare(a.chain, a.key.data());
+  CHECK_THROWS_WITH(stream_area(
+                        a.cipher.size(),
+                        [&](uint64_t pos, uint8_t* buf, size_t len) {
+                          if (pos == (size_t(2) << 20)) throw std::runtime_error("read failed");
+                          std::memcpy(buf, a.cipher.data() + pos, len);
+                        },
+                        &cpu, key, Direction::Decrypt, a.first_unit, [](uint64_t, const uint8_t*, size_t) {}, so),
+                    "read failed");
+}
+
+TEST_CASE("auto engine: both engines take one job's requests, and every path equals the oracle", "[job][auto]") {
+  wvtest::TempDir dir;
+  // Two CPU engines stand in for the CPU and the GPU: the scheduler must give work to each (equal rates) and the
+  // output must not depend on which engine did which piece.
+  auto cpu = std::make_shared<CpuEngine>(1);
+  auto other = std::make_shared<CpuEngine>(1);
+  std::map<ChainId, size_t> crossover;
+  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+  std::vector<std::string> lines;
+  {
+    auto eng = std::make_shared<AutoEngine>(cpu, other, crossover, [&](const std::string& m) { lines.push_back(m); });
+    Area a(ChainId::Serpent, size_t(24) << 20);
+    CHECK(stream_decrypt(*eng, a, dir.file("c"), true, 3, size_t(1) << 20) == a.plain);
+    CHECK(fill_encrypt(*eng, a, dir.file("f")) == a.cipher);
+    // A synchronous call larger than a piece is split over both engines.
+    auto buf = a.cipher;
+    eng->process(*eng->prepare(a.chain, a.key.data()), Direction::Decrypt, a.first_unit, buf.data(),
+                 buf.size() / kDataUnitSize);
+    CHECK(buf == a.plain);
+    // Re-encryption (Serpent -> Twofish) equals decrypt + encrypt by the oracle.
+    auto to_key = noise_bytes(2 * 32, 9);
+    auto expect = a.plain;
+    XtsChain(ChainId::Twofish, to_key.data()).encrypt(a.first_unit, expect.data(), expect.size() / kDataUnitSize);
+    buf = a.cipher;
+    eng->reencrypt(*eng->prepare(a.chain, a.key.data()), *eng->prepare(ChainId::Twofish, to_key.data()), a.first_unit,
+                   buf.data(), buf.size() / kDataUnitSize);
+    CHECK(buf == expect);
+    CHECK(eng->cpu_bytes() > 0);
+    CHECK(eng->gpu_bytes() > 0);
+    // Small requests stay on the CPU.
+    const uint64_t before = eng->gpu_bytes();
+    buf = a.cipher;
+    eng->process(*eng->prepare(a.chain, a.key.data()), Direction::Decrypt, a.first_unit, buf.data(), 8);
+    CHECK(eng->gpu_bytes() == before);
+  }
+  REQUIRE(!lines.empty());  // the --verbose summary, one line per operation
+  CHECK(lines[0].find("engine auto") != std::string::npos);
+}
+
+#ifdef WARPVOL_HAVE_GPU
+TEST_CASE("job paths on the GPU engine's pinned buffers give byte-identical output to the CPU engine", "[gpu][job]") {
+  std::string why;
+  std::shared_ptr<XtsEngine> gpu = gpu::make_engine(gpu::GpuEngineOptions{}, why);
+  if (!gpu) {
+    WARN("no CUDA device: GPU tests skipped (" << why << ")");
+    return;
+  }
+  IoBuffer b = gpu->io_buffer(size_t(3) << 20);
+  CHECK(b.pinned());
+  CHECK(reinterpret_cast<uintptr_t>(b.data()) % kDirectAlign == 0);
+  wvtest::TempDir dir;
+  auto cpu = std::make_shared<CpuEngine>();
+  std::map<ChainId, size_t> crossover;
+  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+  auto autoe = std::make_shared<AutoEngine>(cpu, gpu, crossover);
+  for (ChainId c : {ChainId::Aes, ChainId::Serpent, ChainId::AesTwofishSerpent, ChainId::KuznyechikSerpentCamellia}) {
+    Area a(c, (size_t(40) << 20) + 5 * kDataUnitSize);
+    INFO(chain_info(c).name);
+    const auto ref_plain = stream_decrypt(*cpu, a, dir.file("c"), true, 4, size_t(8) << 20);
+    const auto ref_cipher = fill_encrypt(*cpu, a, dir.file("f"));
+    REQUIRE(ref_plain == a.plain);
+    REQUIRE(ref_cipher == a.cipher);
+    for (auto* e : {gpu.get(), static_cast<XtsEngine*>(autoe.get())}) {
+      INFO("engine " << e->name());
+      CHECK(stream_decrypt(*e, a, dir.file("c"), true, 4, size_t(8) << 20) == ref_plain);
+      CHECK(stream_decrypt(*e, a, dir.file("c"), false, 4, size_t(8) << 20) == ref_plain);
+      CHECK(fill_encrypt(*e, a, dir.file("f")) == ref_cipher);
+      IoBuffer z = e->io_buffer(a.cipher.size());
+      CHECK(z.pinned());
+      std::memcpy(z.data(), a.cipher.data(), a.cipher.size());
+      auto to_key = noise_bytes(2 * 32, 9);
+      e->reencrypt(*e->prepare(c, a.key.data()), *e->prepare(ChainId::Twofish, to_key.data()), a.first_unit,
+                   z.data(), a.cipher.size() / kDataUnitSize);
+      auto expect = a.plain;
+      XtsChain(ChainId::Twofish, to_key.data()).encrypt(a.first_unit, expect.data(), expect.size() / kDataUnitSize);
+      CHECK(std::memcmp(z.data(), expect.data(), expect.size()) == 0);
+    }
+  }
+  CHECK_FALSE(gpu::engine_status(*gpu).failed);
+}
+#endif

@@ -1,3 +1,0 @@
-// Catch2 entry point for warpvol_tests (every tests/*.cpp links into this one binary).
-#define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
