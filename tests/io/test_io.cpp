@@ -17,7 +17,7 @@
 
 #include "core/io/atomic_file.h"
 #include "core/io/binary.h"
-#include "core/io/fail_file.h"
+#include "tests/support/fail_file.h"
 #include "core/io/fd_io.h"
 #include "core/mount/mount_spec.h"
 #include "core/reencrypt/journal.h"
