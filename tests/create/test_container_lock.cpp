@@ -13,10 +13,11 @@
 
 #include "core/create/create.h"
 #include "core/create/output_file.h"
+#include "core/io/atomic_file.h"
 #include "core/io/container_lock.h"
 #include "core/util/error.h"
-#include "tests/test_create_support.h"
-#include "tests/test_support.h"
+#include "tests/support/create_support.h"
+#include "tests/support/test_support.h"
 
 using namespace warpvol;
 using namespace wvtest;
@@ -56,7 +57,8 @@ TEST_CASE("container lock: a replacing output holds the old file's lock until it
   write_bytes(target, {1, 2, 3});
   Fd opened_by_mount(target);  // a mount that opened the container but has not locked it yet
   {
-    AtomicOutput out(target, true);
+    AtomicFile out(target, true);
+    out.lock_target();
     write_bytes(out.temp_path(), {4, 5, 6});
     CHECK_FALSE(lockable(target));  // a mount starting now is refused
     out.commit();
@@ -72,7 +74,8 @@ TEST_CASE("container lock: a mount that began before the commit keeps its contai
   TempDir d;
   const std::string target = d.file("vol.hc");
   {
-    AtomicOutput out(target, true);  // no target yet: nothing to lock
+    AtomicFile out(target, true);
+    out.lock_target();  // no target yet: nothing to lock
     write_bytes(out.temp_path(), {4, 5, 6});
     write_bytes(target, {1, 2, 3});  // appears, and is mounted, before the commit
     Fd mount(target);
@@ -93,7 +96,10 @@ TEST_CASE("container lock: the FUSE process's lock refuses a second mount and ke
   lock_container_fd(first.fd, target);
   CHECK(busy_message([&] { lock_container_fd(second.fd, target); }).find("in use") != std::string::npos);
   CHECK(busy_message([&] { refuse_container_in_use(target); }).find("in use") != std::string::npos);
-  CHECK(busy_message([&] { AtomicOutput out(target, true); }).find("in use") != std::string::npos);
+  CHECK(busy_message([&] {
+          AtomicFile out(target, true);
+          out.lock_target();
+        }).find("in use") != std::string::npos);
   CHECK(dir_entries(d.path().string()) == std::vector<std::string>{"vol.hc"});
 }
 

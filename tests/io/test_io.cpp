@@ -22,7 +22,7 @@
 #include "core/mount/mount_spec.h"
 #include "core/reencrypt/journal.h"
 #include "core/util/error.h"
-#include "test_support.h"
+#include "tests/support/test_support.h"
 
 using namespace warpvol;
 
