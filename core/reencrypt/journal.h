@@ -60,9 +60,10 @@ enum class Phase : uint32_t {
 // The hash only tells three states of one unit apart (new ciphertext as recorded, old ciphertext that re-encrypts
 // to it, anything else such as a torn write) after an accident; it is not what protects the journal against
 // forgery (the MAC below covers the entries). Nobody chooses the ciphertext it is computed over without the keys,
-// so a 128-bit non-cryptographic hash with good dispersion (XXH3-128, tens of GB/s per core) misses a difference
-// with the same 2^-128 chance as truncated SHA-256 (about 1 GB/s per core, which bounded re-encryption on many
-// cores). Journals written with SHA-256/128 (format version 1) keep it on resume.
+// so a 128-bit non-cryptographic hash with good dispersion (XXH3-128) misses a difference with the same 2^-128
+// chance as truncated SHA-256, at a small fraction of its cost: SHA-256 over 512-byte units bounded re-encryption
+// on many cores (docs/perf/measurements-2026-11-25-pipeline.md). Journals written with SHA-256/128 (format
+// version 1) keep it on resume.
 enum class UnitHash : uint32_t { Sha256_128 = 1, Xxh3_128 = 2 };
 constexpr size_t kUnitHashSize = 16;
 constexpr size_t kChecksumEntrySize = kUnitHashSize;
