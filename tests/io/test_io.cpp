@@ -31,6 +31,7 @@ namespace {
 // A journal with every field set to a distinct value: two parts, a sentinel, checksum protection.
 reenc::Journal fixture_journal(std::vector<uint8_t>& protection) {
   reenc::Journal j;
+  j.unit_hash = reenc::UnitHash::Sha256_128;  // the fixture is a version-1 journal: SHA-256/128 checksum entries
   j.resilience = reenc::Resilience::Checksum;
   j.container_size = 0x1234500000;
   j.hotzone = 1 << 20;
@@ -416,6 +417,7 @@ TEST_CASE("io: a re-encryption journal written before the shared serialiser stil
 
   const reenc::Journal got = reenc::parse_journal(old);
   CHECK(reenc::verify_journal_mac(old, got, key));
+  CHECK(got.unit_hash == reenc::UnitHash::Sha256_128);
   CHECK(got.resilience == want.resilience);
   CHECK(got.container_size == want.container_size);
   CHECK(got.hotzone == want.hotzone);
