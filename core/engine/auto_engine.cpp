@@ -6,6 +6,8 @@
 #include <exception>
 #include <vector>
 
+#include "core/util/parallel.h"
+
 namespace warpvol {
 
 namespace {
@@ -169,31 +171,15 @@ void AutoEngine::run_split(const Op& op, const Piece& p) {
     run_scheduled(op, p);
     return;
   }
-  std::vector<std::future<void>> futs;
-  std::exception_ptr err;
-  for (size_t done = 0; done < p.nunits; done += piece_units) {
+  const unsigned n = unsigned((p.nunits + piece_units - 1) / piece_units);
+  run_parts(n, [&](unsigned i) {
+    const size_t done = size_t(i) * piece_units;
     Piece q = p;
     q.unit0 = p.unit0 + done;
     q.data = p.data + done * kDataUnitSize;
     q.nunits = std::min(piece_units, p.nunits - done);
-    try {
-      futs.push_back(std::async(std::launch::async, [this, op, q] { run_scheduled(op, q); }));
-    } catch (...) {  // no thread: run it here
-      try {
-        run_scheduled(op, q);
-      } catch (...) {
-        if (!err) err = std::current_exception();
-      }
-    }
-  }
-  for (auto& f : futs) {
-    try {
-      f.get();
-    } catch (...) {
-      if (!err) err = std::current_exception();
-    }
-  }
-  if (err) std::rethrow_exception(err);
+    run_scheduled(op, q);
+  });
 }
 
 void AutoEngine::process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) {

@@ -20,6 +20,7 @@
 #include "core/io/fd_io.h"
 #include "core/reencrypt/marker.h"
 #include "core/util/error.h"
+#include "core/util/parallel.h"
 #include "core/util/random.h"
 
 namespace warpvol::reenc {
@@ -83,11 +84,8 @@ std::array<uint8_t, 32> tree_digest(const uint8_t* p, size_t n) {
     }
   };
   const unsigned T = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), unsigned(pieces)));
-  std::vector<std::thread> th;
-  const size_t per = T ? (pieces + T - 1) / T : 0;
-  for (unsigned t = 1; t < T; ++t) th.emplace_back(work, std::min(pieces, t * per), std::min(pieces, (t + 1) * per));
-  work(0, std::min(pieces, per));
-  for (auto& t : th) t.join();
+  const size_t per = (pieces + T - 1) / T;
+  run_parts(T, [&](unsigned t) { work(std::min(pieces, t * per), std::min(pieces, (t + 1) * per)); });
   std::array<uint8_t, 32> d{};
   SHA256(digests.data(), digests.size(), d.data());
   return d;

@@ -27,6 +27,7 @@
 #include "core/job/stream.h"
 #include "core/util/aligned_buffer.h"
 #include "core/util/error.h"
+#include "core/util/parallel.h"
 
 namespace warpvol::reenc {
 
@@ -537,25 +538,10 @@ struct Job::Impl {
       return;
     }
     const uint64_t per = (len / parts + kDirectAlign - 1) / kDirectAlign * kDirectAlign;
-    std::vector<std::future<void>> futs;
-    for (unsigned p = 1; p < parts; ++p) {
+    run_parts(parts, [&](unsigned p) {
       const uint64_t a = std::min(len, p * per), b = std::min(len, (p + 1) * per);
-      if (a < b) futs.push_back(std::async(std::launch::async, write_part, a, b));
-    }
-    std::exception_ptr err;
-    try {
-      write_part(0, std::min(len, per));
-    } catch (...) {
-      err = std::current_exception();
-    }
-    for (auto& f : futs) {
-      try {
-        f.get();
-      } catch (...) {
-        if (!err) err = std::current_exception();
-      }
-    }
-    if (err) std::rethrow_exception(err);
+      if (a < b) write_part(a, b);
+    });
   }
 
   struct Zone {

@@ -4,14 +4,13 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
-#include <vector>
 
 // xxHash's inline build: the functions are compiled here (header only), so static builds need no library.
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "core/crypto/xts.h"
+#include "core/util/parallel.h"
 
 namespace warpvol::reenc {
 
@@ -38,15 +37,10 @@ void hash_range(UnitHash h, const uint8_t* data, size_t from, size_t to, uint8_t
 
 void hash_units(UnitHash h, const uint8_t* data, size_t nunits, uint8_t* out, unsigned threads) {
   const unsigned T = std::max(1u, std::min<unsigned>(threads, unsigned(nunits / 2048)));
-  if (T <= 1) return hash_range(h, data, 0, nunits, out);
-  std::vector<std::thread> th;
   const size_t per = (nunits + T - 1) / T;
-  for (unsigned t = 1; t < T; ++t) {
-    const size_t a = std::min(nunits, t * per), b = std::min(nunits, (t + 1) * per);
-    th.emplace_back(hash_range, h, data, a, b, out);
-  }
-  hash_range(h, data, 0, std::min(nunits, per), out);
-  for (auto& t : th) t.join();
+  run_parts(T, [&](unsigned t) {
+    hash_range(h, data, std::min(nunits, t * per), std::min(nunits, (t + 1) * per), out);
+  });
 }
 
 }  // namespace warpvol::reenc
