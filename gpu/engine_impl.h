@@ -77,6 +77,8 @@ class GpuEngine final : public XtsEngine {
   GpuEngineStatus status() const;
   int device() const { return device_; }
   const cudaDeviceProp& props() const { return prop_; }
+  bool pin_host(uint8_t* p, size_t bytes) override;
+  void unpin_host(uint8_t* p) override;
   const uint32_t* tables() const { return d_tables_; }
 
   // One job's work on `n` units already in device memory at `d_data` (process when `to` is null, else re-encrypt
@@ -114,6 +116,9 @@ class GpuEngine final : public XtsEngine {
   GpuEngineOptions opt_;
   int device_ = 0;
   cudaDeviceProp prop_{};
+  // Seconds spent in create(): the driver's start (the first CUDA call), the context's creation, all of it. Shown by
+  // detail(): a job on the GPU pays them once, before its first request.
+  double driver_start_s_ = 0, context_s_ = 0, create_s_ = 0;
   uint32_t* d_tables_ = nullptr;
   size_t chunk_units_ = 0;
   int nslots_ = 0;

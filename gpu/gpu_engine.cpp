@@ -3,6 +3,7 @@
 #include <emmintrin.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -161,8 +162,12 @@ const EngineKey& GpuKey::cpu_key(CpuEngine& cpu) const {
 
 // ------------------------------------------------------------------ engine
 std::unique_ptr<GpuEngine> GpuEngine::create(const GpuEngineOptions& opt, std::string& why) {
+  using Clock = std::chrono::steady_clock;
+  const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  const auto t0 = Clock::now();
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
+  const double driver_start = since(t0);
   if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0)) {
     why = "no CUDA device";
     cudaGetLastError();
@@ -180,6 +185,7 @@ std::unique_ptr<GpuEngine> GpuEngine::create(const GpuEngineOptions& opt, std::s
   }
   std::unique_ptr<GpuEngine> g(new GpuEngine);
   g->opt_ = opt;
+  g->driver_start_s_ = driver_start;
   g->device_ = opt.device >= 0 ? opt.device : int(env_long("WARPVOL_GPU_DEVICE", 0));
   if (g->device_ < 0 || g->device_ >= count) {
     why = "CUDA device " + std::to_string(g->device_) + " does not exist (" + std::to_string(count) + " found)";
@@ -208,7 +214,9 @@ std::unique_ptr<GpuEngine> GpuEngine::create(const GpuEngineOptions& opt, std::s
       }
   try {
     check(cudaSetDevice(g->device_), "cudaSetDevice");
+    const auto tc = Clock::now();
     check(cudaFree(nullptr), "CUDA context creation");
+    g->context_s_ = since(tc);
     std::vector<uint32_t> t = build_source_tables();
     check(cudaMalloc(&g->d_tables_, t.size() * 4), "cudaMalloc (tables)");
     check(cudaMemcpy(g->d_tables_, t.data(), t.size() * 4, cudaMemcpyHostToDevice), "cudaMemcpy (tables)");
@@ -240,6 +248,7 @@ std::unique_ptr<GpuEngine> GpuEngine::create(const GpuEngineOptions& opt, std::s
   g->min_piece_units_ = size_t(std::max(1L, env_long("WARPVOL_GPU_MIN_PIECE_KB", 512) * 1024 / long(kDataUnitSize)));
   g->copy_piece_ = size_t(std::max(4L, env_long("WARPVOL_GPU_COPY_PIECE_KB", 128))) << 10;
   g->threaded_bytes_ = size_t(std::max(0L, env_long("WARPVOL_GPU_THREADED_MB", 16))) << 20;
+  g->create_s_ = since(t0);
   return g;
 }
 
@@ -306,6 +315,21 @@ IoBuffer GpuEngine::io_buffer(size_t bytes) {
   return IoBuffer(b->data(), b->size(), [pool, b](uint8_t*, size_t) { pool->put(b); }, true);
 }
 
+bool GpuEngine::pin_host(uint8_t* p, size_t bytes) {
+  if (failed_) return false;
+  cudaSetDevice(device_);
+  if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+
+void GpuEngine::unpin_host(uint8_t* p) {
+  cudaSetDevice(device_);
+  if (cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
+}
+
 GpuEngine::~GpuEngine() {
   cudaSetDevice(device_);
   for (auto& s : slots_) {
@@ -323,9 +347,12 @@ GpuEngine::~GpuEngine() {
 
 std::string GpuEngine::detail() const {
   char b[512];
-  std::snprintf(b, sizeof b, "%s, %d SMs, sm_%d%d, %d streams x %zu MiB chunks, %u copy threads%s", prop_.name,
-                prop_.multiProcessorCount, prop_.major, prop_.minor, nslots_,
-                chunk_units_ * kDataUnitSize >> 20, copy_threads_, failed_ ? " (failed over to the CPU)" : "");
+  std::snprintf(b, sizeof b,
+                "%s, %d SMs, sm_%d%d, %d streams x %zu MiB chunks, %u copy threads, started in %.3f s (driver %.3f, "
+                "context %.3f)%s",
+                prop_.name, prop_.multiProcessorCount, prop_.major, prop_.minor, nslots_,
+                chunk_units_ * kDataUnitSize >> 20, copy_threads_, create_s_, driver_start_s_, context_s_,
+                failed_ ? " (failed over to the CPU)" : "");
   return b;
 }
 

@@ -4,21 +4,43 @@
 #include <climits>
 #include <cstdio>
 #include <exception>
+#include <future>
+#include <mutex>
 #include <vector>
 
+#include "core/util/aligned_buffer.h"
 #include "core/util/parallel.h"
+#include "core/util/secure.h"
 
 namespace warpvol {
 
 namespace {
 
+// The CPU engine's key, and the GPU engine's once the GPU takes a request of it: while the GPU is starting, the
+// key material is kept (locked memory, wiped once the GPU key is made or the key is dropped).
 class AutoKey final : public EngineKey {
  public:
-  AutoKey(ChainId c, std::shared_ptr<const EngineKey> cpu, std::shared_ptr<const EngineKey> gpu)
-      : chain_(c), cpu_(std::move(cpu)), gpu_(std::move(gpu)) {}
+  AutoKey(ChainId c, std::shared_ptr<const EngineKey> cpu, std::shared_ptr<const EngineKey> gpu,
+          const uint8_t* material)
+      : chain_(c), cpu_(std::move(cpu)), gpu_(std::move(gpu)) {
+    if (!gpu_) material_ = LockedBytes(material, 2 * chain_info(c).key_size());
+  }
   ChainId chain() const override { return chain_; }
+  const EngineKey& gpu_key(XtsEngine& gpu) const {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!gpu_) {
+      gpu_ = gpu.prepare(chain_, material_.data());
+      material_ = LockedBytes();
+    }
+    return *gpu_;
+  }
   ChainId chain_;
-  std::shared_ptr<const EngineKey> cpu_, gpu_;
+  std::shared_ptr<const EngineKey> cpu_;
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::shared_ptr<const EngineKey> gpu_;
+  mutable LockedBytes material_;
 };
 
 const AutoKey& auto_key(const EngineKey& k) { return static_cast<const AutoKey&>(k); }
@@ -31,12 +53,109 @@ std::string gbps(double bytes_per_s) {
 
 }  // namespace
 
+namespace {
+std::shared_future<std::shared_ptr<XtsEngine>> ready(std::shared_ptr<XtsEngine> e) {
+  std::promise<std::shared_ptr<XtsEngine>> p;
+  p.set_value(std::move(e));
+  return p.get_future().share();
+}
+}  // namespace
+
 AutoEngine::AutoEngine(std::shared_ptr<XtsEngine> cpu, std::shared_ptr<XtsEngine> gpu,
                        std::map<ChainId, size_t> crossover, std::function<void(const std::string&)> summary)
-    : cpu_(std::move(cpu)), gpu_(std::move(gpu)), crossover_(std::move(crossover)), summary_(std::move(summary)) {}
+    : AutoEngine(std::move(cpu), ready(std::move(gpu)), std::move(crossover), std::move(summary)) {}
+
+// Buffers of io_buffer() handed out while the GPU engine starts (by address: size, page-locked yet), and the GPU
+// engine once settled (null: it could not start). Shared with the buffers' release functions, which may run after
+// the AutoEngine is gone: a pinned buffer is unpinned before it is freed.
+struct AutoEngine::LatePins {
+  std::mutex mu;
+  bool settled = false;
+  std::shared_ptr<XtsEngine> gpu;
+  std::map<uint8_t*, std::pair<size_t, bool>> buffers;
+};
+
+AutoEngine::AutoEngine(std::shared_ptr<XtsEngine> cpu, std::shared_future<std::shared_ptr<XtsEngine>> starting,
+                       std::map<ChainId, size_t> crossover, std::function<void(const std::string&)> summary)
+    : cpu_(std::move(cpu)), gpu_future_(std::move(starting)), crossover_(std::move(crossover)),
+      summary_(std::move(summary)) {
+  late_ = std::make_shared<LatePins>();
+  if (gpu_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    settle();
+    gpu_ready_at_ = 0;
+    return;
+  }
+  // The GPU joins as soon as it is ready, not at the next request: pinning the buffers handed out meanwhile takes
+  // a few milliseconds, better spent on this thread than on a request's.
+  starter_ = std::thread([this] {
+    gpu_future_.wait();
+    settle();
+  });
+}
+
+void AutoEngine::settle() const {
+  std::lock_guard<std::mutex> lk(late_->mu);
+  if (late_->settled) return;
+  std::shared_ptr<XtsEngine> g = gpu_future_.get();
+  if (g)
+    for (auto& [p, b] : late_->buffers) b.second = g->pin_host(p, b.first);
+  late_->gpu = g;
+  late_->settled = true;
+  gpu_.store(g.get(), std::memory_order_release);
+  gpu_ready_at_ = now();
+  gpu_settled_.store(true, std::memory_order_release);
+}
+
+XtsEngine* AutoEngine::gpu() const {
+  if (gpu_settled_.load(std::memory_order_acquire)) return gpu_.load(std::memory_order_acquire);
+  if (gpu_future_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return nullptr;
+  settle();
+  return gpu_.load(std::memory_order_acquire);
+}
+
+IoBuffer AutoEngine::io_buffer(size_t bytes) {
+  {
+    std::lock_guard<std::mutex> lk(late_->mu);
+    if (!late_->settled) {
+      auto* b = new AlignedBuffer(bytes);
+      late_->buffers[b->data()] = {b->size(), false};
+      return IoBuffer(
+          b->data(), b->size(),
+          [late = late_, b](uint8_t* p, size_t) {
+            {
+              std::lock_guard<std::mutex> lk(late->mu);
+              auto it = late->buffers.find(p);
+              if (it != late->buffers.end()) {
+                if (it->second.second) late->gpu->unpin_host(p);
+                late->buffers.erase(it);
+              }
+            }
+            delete b;
+          },
+          false);
+    }
+  }
+  XtsEngine* g = gpu();
+  return g ? g->io_buffer(bytes) : cpu_->io_buffer(bytes);
+}
+
+unsigned AutoEngine::concurrency() const {
+  if (XtsEngine* g = gpu()) return g->concurrency() + cpu_->concurrency();
+  return (gpu_settled_ ? 0 : kStartingGpuCallers) + cpu_->concurrency();
+}
 
 AutoEngine::~AutoEngine() {
+  const double ended = now();
+  if (starter_.joinable()) starter_.join();
   if (!summary_) return;
+  if (gpu_ready_at_ > ended) {
+    summary_("engine auto: the job ended before the GPU engine was ready: the CPU did all");
+  } else if (gpu_ready_at_ > 0) {
+    char b[160];
+    std::snprintf(b, sizeof b, "engine auto: the GPU engine was ready %.2f s into the job%s", gpu_ready_at_,
+                  gpu_.load() ? "; the CPU took the requests until then" : ", but could not start: the CPU did all");
+    summary_(b);
+  }
   for (const auto& [op, st] : stats_) {
     const auto& [a, b, d] = op;
     std::string what = b >= 0 ? "re-encrypt " + std::string(chain_info(ChainId(a)).name) + " -> " +
@@ -57,11 +176,15 @@ AutoEngine::~AutoEngine() {
 }
 
 std::string AutoEngine::detail() const {
-  return "cpu (" + cpu_->detail() + ") + gpu (" + gpu_->detail() + ")";
+  XtsEngine* g = gpu();
+  return "cpu (" + cpu_->detail() + ") + gpu (" + (g ? g->detail() : gpu_settled_ ? "could not start" : "starting") +
+         ")";
 }
 
 std::shared_ptr<const EngineKey> AutoEngine::prepare(ChainId chain, const uint8_t* key_material) {
-  return std::make_shared<AutoKey>(chain, cpu_->prepare(chain, key_material), gpu_->prepare(chain, key_material));
+  XtsEngine* g = gpu();
+  return std::make_shared<AutoKey>(chain, cpu_->prepare(chain, key_material),
+                                   g ? g->prepare(chain, key_material) : nullptr, key_material);
 }
 
 std::shared_ptr<const EngineKey> AutoEngine::prepare_legacy(LegacySuite suite, const uint8_t* key, uint64_t base) {
@@ -83,7 +206,7 @@ bool AutoEngine::cpu_only(const EngineKey& k) const {
 
 IoBuffer AutoEngine::io_buffer_for(size_t bytes, const EngineKey& a, const EngineKey* b) {
   if (cpu_only(a) && (!b || cpu_only(*b))) return cpu_->io_buffer(bytes);
-  return gpu_->io_buffer(bytes);
+  return io_buffer(bytes);
 }
 
 unsigned AutoEngine::concurrency_for(const EngineKey& a, const EngineKey* b) const {
@@ -96,10 +219,17 @@ double AutoEngine::now() const {
 }
 
 AutoEngine::Lane AutoEngine::pick(const Op& op, size_t bytes) {
+  const bool have_gpu = gpu() != nullptr;  // before mu_: gpu() takes it to settle a GPU that just became ready
   std::lock_guard<std::mutex> lk(mu_);
   OpStats& st = stats_[op];
   const double t = now();
   // Unmeasured engines count as fast as the measured one (or both as equal): each gets tried early.
+  if (!have_gpu) {  // starting, or it could not start
+    LaneStats& s = st.lane[kCpu];
+    s.busy_until = std::max(t, s.busy_until) + double(bytes) / (s.rate > 0 ? s.rate : 1e9);
+    if (s.active++ == 0) s.busy_start = t;
+    return kCpu;
+  }
   double rate[2];
   for (int l = 0; l < 2; ++l) rate[l] = st.lane[l].rate;
   if (rate[kCpu] <= 0 && rate[kGpu] <= 0) rate[kCpu] = rate[kGpu] = 1e9;
@@ -140,13 +270,13 @@ void AutoEngine::finished(const Op& op, Lane lane, size_t bytes) {
 
 void AutoEngine::run_on(Lane lane, const Piece& p) {
   const AutoKey& a = auto_key(*p.a);
-  XtsEngine& e = lane == kGpu ? *gpu_ : *cpu_;
-  const EngineKey& ka = lane == kGpu ? *a.gpu_ : *a.cpu_;
+  XtsEngine& e = lane == kGpu ? *gpu() : *cpu_;
+  const EngineKey& ka = lane == kGpu ? a.gpu_key(e) : *a.cpu_;
   std::unique_lock<std::mutex> serial(cpu_run_mu_, std::defer_lock);
   if (lane == kCpu && cpu_->concurrency() == 1) serial.lock();
   if (p.b) {
     const AutoKey& b = auto_key(*p.b);
-    e.reencrypt(ka, lane == kGpu ? *b.gpu_ : *b.cpu_, p.unit0, p.data, p.nunits);
+    e.reencrypt(ka, lane == kGpu ? b.gpu_key(e) : *b.cpu_, p.unit0, p.data, p.nunits);
   } else {
     e.process(ka, p.d, p.unit0, p.data, p.nunits);
   }

@@ -11,13 +11,20 @@
 // measured again.
 // Requests below the crossover stay on the CPU: there the latency of a PCIe round trip decides (mounts).
 // Synchronous calls larger than a piece are split into pieces scheduled the same way and run at once.
+// The GPU engine may still be starting (a CUDA context takes up to a second to create): until it is ready the CPU
+// takes every request, so a job starts at once and the GPU joins it; keys are prepared for the GPU when it first
+// takes one of their requests. Buffers handed out meanwhile are page-locked by the GPU engine as it joins, so its
+// requests on them are DMAed without a staging copy, as on the buffers it hands out itself.
 #pragma once
+#include <atomic>
 #include <chrono>
+#include <future>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <tuple>
 
 #include "core/engine/xts_engine.h"
@@ -30,6 +37,9 @@ class AutoEngine final : public XtsEngine {
   // one line per operation when the engine is destroyed: what each engine did and at what rate (--verbose).
   AutoEngine(std::shared_ptr<XtsEngine> cpu, std::shared_ptr<XtsEngine> gpu, std::map<ChainId, size_t> crossover,
              std::function<void(const std::string&)> summary = {});
+  // A GPU engine still starting: the future gives it, or null when it could not start (the CPU then does all).
+  AutoEngine(std::shared_ptr<XtsEngine> cpu, std::shared_future<std::shared_ptr<XtsEngine>> gpu,
+             std::map<ChainId, size_t> crossover, std::function<void(const std::string&)> summary = {});
   // (summary also gets the one line that says a legacy key stays on the CPU.)
   ~AutoEngine() override;
   std::string name() const override { return "auto"; }
@@ -42,20 +52,25 @@ class AutoEngine final : public XtsEngine {
   std::future<void> submit(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0, uint8_t* data,
                            size_t nunits) override;
   // The GPU engine's pinned buffers: requests the CPU takes run on them just as well.
-  IoBuffer io_buffer(size_t bytes) override { return gpu_->io_buffer(bytes); }
-  // The GPU's callers plus one on the CPU (whose requests run one at a time, each on all cores).
-  unsigned concurrency() const override { return gpu_->concurrency() + cpu_->concurrency(); }
+  // (Aligned memory while the GPU is starting, page-locked when it joins.)
+  IoBuffer io_buffer(size_t bytes) override;
+  // The GPU's callers plus one on the CPU (whose requests run one at a time, each on all cores); while the GPU is
+  // starting, as many as its default number of streams.
+  unsigned concurrency() const override;
   // Keys whose requests all stay on the CPU (a chain that is never faster on the GPU, legacy modes) get the CPU
   // engine's buffers and its one caller at a time: the GPU's would only add callers that run on one thread each.
   IoBuffer io_buffer_for(size_t bytes, const EngineKey& a, const EngineKey* b = nullptr) override;
   unsigned concurrency_for(const EngineKey& a, const EngineKey* b = nullptr) const override;
 
+  // The GPU engine has joined (tests).
+  bool gpu_ready() const { return gpu_settled_.load(std::memory_order_acquire) && gpu_.load() != nullptr; }
   // Bytes each engine processed so far (tests, --verbose).
   uint64_t cpu_bytes() const;
   uint64_t gpu_bytes() const;
 
   static constexpr size_t kPieceBytes = size_t(8) << 20;  // synchronous calls are split into pieces of this size
   static constexpr unsigned kProbeEvery = 32;
+  static constexpr unsigned kStartingGpuCallers = 4;      // concurrency() while the GPU starts
 
  private:
   enum Lane { kCpu = 0, kGpu = 1 };
@@ -81,6 +96,8 @@ class AutoEngine final : public XtsEngine {
     uint8_t* data;
     size_t nunits;
   };
+  XtsEngine* gpu() const;  // null while starting or when it could not start
+  void settle() const;      // the GPU engine is ready (or could not start): pins the buffers handed out meanwhile
   bool large(ChainId c, size_t nunits) const;
   bool cpu_only(const EngineKey& k) const;  // none of the key's requests can go to the GPU
   double now() const;
@@ -90,7 +107,14 @@ class AutoEngine final : public XtsEngine {
   void run_scheduled(const Op& op, const Piece& p);  // one piece on the engine pick() chooses
   void run_split(const Op& op, const Piece& p);      // a synchronous call: pieces at once, scheduled
 
-  std::shared_ptr<XtsEngine> cpu_, gpu_;
+  std::shared_ptr<XtsEngine> cpu_;
+  std::shared_future<std::shared_ptr<XtsEngine>> gpu_future_;
+  mutable std::atomic<XtsEngine*> gpu_{nullptr};
+  mutable std::atomic<bool> gpu_settled_{false};  // the future is ready (gpu_ set, or it could not start)
+  mutable double gpu_ready_at_ = -1;               // seconds after t0_ when it was first seen ready
+  struct LatePins;                                  // the buffers handed out while the GPU engine started
+  std::shared_ptr<LatePins> late_;
+  std::thread starter_;                             // waits for the GPU engine and settles it
   std::map<ChainId, size_t> crossover_;
   std::function<void(const std::string&)> summary_;
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();

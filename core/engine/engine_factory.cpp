@@ -3,8 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <chrono>
 #include <fstream>
 #include <future>
 #include <system_error>
@@ -36,38 +38,57 @@ size_t default_crossover(ChainId id) {
   return size_t(256) << 10;
 }
 
+// A GPU engine being created on a background thread, and why it could not be (set before the engine is ready).
 struct GpuStart {
-  std::unique_ptr<XtsEngine> engine;
-  std::string why;
+  std::shared_future<std::shared_ptr<XtsEngine>> engine;
+  std::shared_ptr<std::string> why;
 };
 
 std::mutex& prestart_mu() {
   static std::mutex m;
   return m;
 }
-std::future<GpuStart>& prestarted() {
-  static std::future<GpuStart> f;
-  return f;
+GpuStart& prestarted() {
+  static GpuStart s;
+  return s;
 }
 
 GpuStart start_gpu() {
-  GpuStart r;
-  r.why = "this build has no CUDA engine";
-  if (gpu_factory()) r.engine = gpu_factory()(r.why);
-  return r;
+  GpuStart s;
+  s.why = std::make_shared<std::string>("this build has no CUDA engine");
+  auto create = [why = s.why]() -> std::shared_ptr<XtsEngine> {
+    if (!gpu_factory()) return nullptr;
+    return std::shared_ptr<XtsEngine>(gpu_factory()(*why));
+  };
+  try {
+    s.engine = std::async(std::launch::async, create).share();
+  } catch (const std::system_error&) {  // no thread: create it here
+    std::promise<std::shared_ptr<XtsEngine>> p;
+    p.set_value(create());
+    s.engine = p.get_future().share();
+  }
+  return s;
 }
+
+// The prestarted GPU engine (taken: a later make_engine starts its own), or one starting now.
+GpuStart take_gpu_start() {
+  std::lock_guard<std::mutex> lk(prestart_mu());
+  GpuStart s = std::move(prestarted());
+  prestarted() = {};
+  return s.engine.valid() ? s : start_gpu();
+}
+
+// How long make_engine(auto) waits for a starting GPU engine before it lets the CPU begin alone: long enough for a
+// machine without a CUDA driver or device to say so (auto is then the plain CPU engine), short next to the
+// context creation of a real device.
+constexpr auto kStartGrace = std::chrono::milliseconds(50);
 
 }  // namespace
 
 void prestart_gpu_engine(EngineChoice choice) {
   if (choice == EngineChoice::Cpu || !gpu_factory()) return;
   std::lock_guard<std::mutex> lk(prestart_mu());
-  if (prestarted().valid()) return;
-  try {
-    prestarted() = std::async(std::launch::async, start_gpu);
-  } catch (const std::system_error&) {
-    // No thread: make_engine() creates it then.
-  }
+  if (!prestarted().engine.valid()) prestarted() = start_gpu();
 }
 
 std::optional<EngineChoice> parse_engine_choice(std::string_view s) {
@@ -83,29 +104,38 @@ bool gpu_engine_compiled() { return static_cast<bool>(gpu_factory()); }
 std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
   auto cpu = std::make_shared<CpuEngine>(opt.cpu_threads);
   if (opt.choice == EngineChoice::Cpu) return cpu;
-  GpuStart start;
-  {
-    std::lock_guard<std::mutex> lk(prestart_mu());
-    start = prestarted().valid() ? prestarted().get() : start_gpu();
-  }
-  std::string why = std::move(start.why);
-  std::shared_ptr<XtsEngine> gpu = std::move(start.engine);
-  if (!gpu) {
-    if (opt.choice == EngineChoice::Gpu) throw Error(ErrorKind::Usage, "--engine gpu: " + why);
-    if (opt.verbose) opt.verbose(why + ": using the CPU engine (which also runs TrueCrypt's legacy modes)");
+  if (!gpu_factory()) {
+    if (opt.choice == EngineChoice::Gpu) throw Error(ErrorKind::Usage, "--engine gpu: this build has no CUDA engine");
+    if (opt.verbose) opt.verbose("this build has no CUDA engine: using the CPU engine (which also runs TrueCrypt's legacy modes)");
     return cpu;
   }
-  if (opt.choice == EngineChoice::Gpu) return gpu;
+  GpuStart start = take_gpu_start();
+  const auto asked = std::chrono::steady_clock::now();
+  if (opt.choice == EngineChoice::Gpu || start.engine.wait_for(kStartGrace) == std::future_status::ready) {
+    std::shared_ptr<XtsEngine> gpu = start.engine.get();
+    if (gpu && opt.verbose && opt.choice == EngineChoice::Gpu) {
+      char b[96];
+      std::snprintf(b, sizeof b, "engine gpu: the job waited %.3f s for the GPU engine to start",
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count());
+      opt.verbose(b);
+    }
+    if (!gpu) {
+      if (opt.choice == EngineChoice::Gpu) throw Error(ErrorKind::Usage, "--engine gpu: " + *start.why);
+      if (opt.verbose) opt.verbose(*start.why + ": using the CPU engine (which also runs TrueCrypt's legacy modes)");
+      return cpu;
+    }
+    if (opt.choice == EngineChoice::Gpu) return gpu;
+  }
   if (opt.verbose) {
     std::error_code ec;
     const std::string from = std::filesystem::exists(crossover_path(), ec)
                                  ? "measured, " + crossover_path()
                                  : "built-in defaults; `warpvol benchmark --calibrate` measures them";
-    opt.verbose("engine auto: requests from the crossover size per chain up (" + from + ") go to whichever of " +
-                gpu->detail() + " and the CPU is expected to finish them first, from the rates measured during the "
-                "job; smaller ones to the CPU");
+    opt.verbose("engine auto: requests from the crossover size per chain up (" + from + ") go to whichever of the "
+                "GPU and the CPU is expected to finish them first, from the rates measured during the job; smaller "
+                "ones, and all of them while the GPU engine is starting, to the CPU");
   }
-  return std::make_shared<AutoEngine>(cpu, gpu, load_crossover(), opt.verbose);
+  return std::make_shared<AutoEngine>(cpu, start.engine, load_crossover(), opt.verbose);
 }
 
 std::string crossover_path() {

@@ -48,6 +48,14 @@ class XtsEngine {
   // A buffer of at least `bytes` for a job's data (io_buffer.h): the engine's pinned memory on the GPU engine,
   // aligned heap memory otherwise (the default). Thread-safe.
   virtual IoBuffer io_buffer(size_t bytes);
+  // Page-locks memory handed out before this engine existed (auto's buffers while the GPU engine starts), so that
+  // the engine DMAs from it without a staging copy; unpin_host() undoes it before the memory is freed. The default
+  // (an engine without DMA) does nothing and says so.
+  virtual bool pin_host(uint8_t* p, size_t bytes) {
+    (void)p, (void)bytes;
+    return false;
+  }
+  virtual void unpin_host(uint8_t* p) { (void)p; }
   // How many callers of process()/reencrypt() at once still add throughput. The CPU engine spreads each call over
   // all cores and runs a second concurrent call on its caller's thread alone, so a pipeline that keeps several
   // chunks in flight gives it one at a time; the GPU engine overlaps one caller's copies with another's kernels.

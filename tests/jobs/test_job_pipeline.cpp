@@ -6,8 +6,11 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <future>
 #include <mutex>
 #include <random>
+#include <set>
+#include <thread>
 #include <vector>
 
 #include "core/create/fill.h"
@@ -161,6 +164,90 @@ TEST_CASE("auto engine: keys that never go to the GPU get the CPU engine's buffe
   CHECK(eng.concurrency_for(*aes, serpent.get()) == 5);  // a re-encryption AES -> Serpent uses the GPU
   CHECK(eng.concurrency_for(*aes, aes.get()) == 1);
   CHECK(default_stream_workers(eng.concurrency_for(*aes)) == default_stream_workers());
+}
+
+TEST_CASE("auto engine: the CPU takes every request while the GPU starts, and the GPU joins once ready", "[job][auto]") {
+  auto cpu = std::make_shared<CpuEngine>(1);
+  auto other = std::make_shared<CpuEngine>(1);  // stands in for the GPU
+  std::map<ChainId, size_t> crossover;
+  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+  std::promise<std::shared_ptr<XtsEngine>> starting;
+  std::vector<std::string> lines;
+  {
+    AutoEngine eng(cpu, starting.get_future().share(), crossover, [&](const std::string& m) { lines.push_back(m); });
+    CHECK(eng.detail().find("starting") != std::string::npos);
+    Area a(ChainId::Serpent, size_t(24) << 20);
+    auto key = eng.prepare(a.chain, a.key.data());  // before the GPU is there: its key comes later
+    auto buf = a.cipher;
+    eng.process(*key, Direction::Decrypt, a.first_unit, buf.data(), buf.size() / kDataUnitSize);
+    CHECK(buf == a.plain);
+    CHECK(eng.gpu_bytes() == 0);
+    starting.set_value(other);
+    buf = a.cipher;
+    eng.process(*key, Direction::Decrypt, a.first_unit, buf.data(), buf.size() / kDataUnitSize);
+    CHECK(buf == a.plain);
+    CHECK(eng.gpu_bytes() > 0);  // the key was prepared for the GPU when it took its first request
+  }
+  bool said = false;
+  for (const auto& l : lines) said |= l.find("was ready") != std::string::npos;
+  CHECK(said);
+}
+
+// Stands in for the GPU engine: a CPU engine that records which buffers it was asked to page-lock.
+struct PinRecordingEngine : CpuEngine {
+  PinRecordingEngine() : CpuEngine(1) {}
+  std::mutex mu;
+  std::set<uint8_t*> pinned;
+  std::vector<uint8_t*> unpinned;
+  bool pin_host(uint8_t* p, size_t) override {
+    std::lock_guard<std::mutex> lk(mu);
+    return pinned.insert(p).second;
+  }
+  void unpin_host(uint8_t* p) override {
+    std::lock_guard<std::mutex> lk(mu);
+    CHECK(pinned.erase(p) == 1);
+    unpinned.push_back(p);
+  }
+};
+
+TEST_CASE("auto engine: buffers handed out while the GPU starts are page-locked when it joins, unlocked when freed",
+          "[job][auto]") {
+  auto cpu = std::make_shared<CpuEngine>(1);
+  auto gpu = std::make_shared<PinRecordingEngine>();
+  std::promise<std::shared_ptr<XtsEngine>> starting;
+  auto eng = std::make_unique<AutoEngine>(cpu, starting.get_future().share(), crossover_from_json(""));
+  IoBuffer early = eng->io_buffer(size_t(3) << 20);
+  uint8_t* const early_p = early.data();
+  IoBuffer freed_early = eng->io_buffer(size_t(1) << 20);
+  freed_early = IoBuffer();  // released before the GPU came: never pinned
+  starting.set_value(gpu);
+  for (int i = 0; i < 500 && !eng->gpu_ready(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  REQUIRE(eng->gpu_ready());  // joined by the engine's own thread, without a request
+  {
+    std::lock_guard<std::mutex> lk(gpu->mu);
+    CHECK(gpu->pinned == std::set<uint8_t*>{early_p});
+  }
+  IoBuffer late = eng->io_buffer(size_t(1) << 20);  // after the join: the GPU engine's own buffer
+  CHECK(gpu->pinned.count(late.data()) == 0);
+  eng.reset();
+  CHECK(gpu->unpinned.empty());  // the buffer outlives the engine and stays pinned while in use
+  early = IoBuffer();
+  CHECK(gpu->unpinned == std::vector<uint8_t*>{early_p});
+  CHECK(gpu->pinned.empty());
+}
+
+TEST_CASE("auto engine: a GPU that could not start leaves all to the CPU", "[job][auto]") {
+  auto cpu = std::make_shared<CpuEngine>(1);
+  std::promise<std::shared_ptr<XtsEngine>> failed;
+  failed.set_value(nullptr);
+  AutoEngine eng(cpu, failed.get_future().share(), crossover_from_json(""));
+  Area a(ChainId::Twofish, size_t(4) << 20);
+  auto buf = a.cipher;
+  eng.process(*eng.prepare(a.chain, a.key.data()), Direction::Decrypt, a.first_unit, buf.data(),
+              buf.size() / kDataUnitSize);
+  CHECK(buf == a.plain);
+  CHECK(eng.gpu_bytes() == 0);
+  CHECK(eng.concurrency() == cpu->concurrency());
 }
 
 TEST_CASE("job stream: a source error stops the job and is rethrown, and no engine work outlives it", "[job]") {
