@@ -213,8 +213,8 @@ std::unique_ptr<GpuEngine> GpuEngine::create(const GpuEngineOptions& opt, std::s
         return nullptr;
       }
   try {
+    const auto tc = Clock::now();  // cudaSetDevice creates the device's primary context (CUDA 12 and newer)
     check(cudaSetDevice(g->device_), "cudaSetDevice");
-    const auto tc = Clock::now();
     check(cudaFree(nullptr), "CUDA context creation");
     g->context_s_ = since(tc);
     std::vector<uint32_t> t = build_source_tables();
