@@ -143,7 +143,7 @@ int run(const std::vector<std::string>& given_args, std::ostream& out, std::ostr
       }
       ~LockNotice() { set_memory_lock_failure_notice({}); }
     } lock_notice(ctx);
-    if (cmd->prestarts_engine()) prestart_gpu_engine(engine_choice_from(vm));
+    if (cmd->prestarts_engine()) prestart_gpu_engine(engine_choice_from(vm), named_chains(vm));
     return cmd->execute(ctx, vm);
   } catch (const std::exception& e) {
     const int code = exit_code_for(e);

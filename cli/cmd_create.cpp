@@ -205,6 +205,7 @@ class CreateCommand final : public Command {
     }
     EngineOptions eo;
     eo.choice = engine_choice_from(vm);
+    if (o.type != CreateType::Hidden) eo.chains = {o.chain};  // a hidden volume's outer may run another chain
     eo.verbose = [&ctx](const std::string& m) { ctx.verbose_line(m); };
     const bool non_interactive = vm.count("non-interactive") > 0;
     const bool check_outer = o.type == CreateType::Hidden && !trust_size;

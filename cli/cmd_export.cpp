@@ -186,6 +186,7 @@ class ExportCommand final : public VolumeCommand<ExportRequest> {
     EngineOptions eo;
     eo.choice = request.choice;
     eo.verbose = [&ctx](const std::string& m) { ctx.verbose_line(m); };
+    if (!header.legacy) eo.chains = {header.chain};
     std::shared_ptr<XtsEngine> engine = make_engine(eo);
     ctx.verbose_line("engine " + engine->name() + ": " + engine->detail());
     Volume vol(std::move(file), std::move(header), engine);

@@ -52,6 +52,7 @@ class ImportCommand final : public Command {
     if (vm.count("random-source")) set_random_source(vm["random-source"].as<std::string>());
     EngineOptions eo;
     eo.choice = engine_choice_from(vm);
+    eo.chains = {o.chain};
     eo.verbose = [&ctx](const std::string& m) { ctx.verbose_line(m); };
     {
       // Pre-flight (raw image, output, sizes, free space) before the password prompt; keyfiles are checked again

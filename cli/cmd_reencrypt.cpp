@@ -573,6 +573,7 @@ class ReencryptCommand final : public Command {
     EngineOptions eo;
     eo.choice = engine_choice_from(vm);
     eo.verbose = [&ctx](const std::string& m) { ctx.verbose_line(m); };
+    eo.chains = named_chains(vm);
     bo.job.engine = make_engine(eo);
     ctx.verbose_line("engine " + bo.job.engine->name() + ": " + bo.job.engine->detail());
     bo.job.cancel = ctx.cancel;

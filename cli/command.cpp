@@ -71,6 +71,18 @@ EngineChoice engine_choice_from(const po::variables_map& vm) {
   return *c;
 }
 
+std::vector<ChainId> named_chains(const po::variables_map& vm) {
+  std::vector<ChainId> chains;
+  for (const char* option : {"encryption", "new-encryption"}) {
+    if (!vm.count(option)) continue;
+    auto c = parse_chain(vm[option].as<std::string>());
+    if (!c) return {};
+    chains.push_back(*c);
+  }
+  if (!vm.count("encryption")) return {};
+  return chains;
+}
+
 uint64_t parse_size(const std::string& s) {
   size_t i = 0;
   while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;

@@ -118,6 +118,9 @@ std::unique_ptr<Command> make_reencrypt_command();        // cmd_reencrypt.cpp
 // Shared option helpers.
 // --engine cpu|gpu|auto (export) from vm; Usage error on a bad value.
 EngineChoice engine_choice_from(const po::variables_map& vm);
+// The chains the command line names (--encryption, and --new-encryption where the command has it), for the engine
+// choice (EngineOptions::chains); empty when --encryption is absent or names no XTS chain (a legacy mode).
+std::vector<ChainId> named_chains(const po::variables_map& vm);
 // Sizes like "64M", "4KiB", "1G", "1048576" (binary multiples). Usage error when malformed.
 uint64_t parse_size(const std::string& s);
 std::string format_bytes(uint64_t n);  // "256 KiB", "1.5 GiB", "512 B"

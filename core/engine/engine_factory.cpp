@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -9,8 +10,9 @@
 #include <chrono>
 #include <fstream>
 #include <future>
-#include <system_error>
 #include <mutex>
+#include <system_error>
+#include <utility>
 
 #include "core/engine/auto_engine.h"
 #include "core/engine/cpu_engine.h"
@@ -85,8 +87,18 @@ constexpr auto kStartGrace = std::chrono::milliseconds(50);
 
 }  // namespace
 
-void prestart_gpu_engine(EngineChoice choice) {
+bool gpu_never_used(const std::vector<ChainId>& chains) {
+  if (chains.empty()) return false;
+  const std::map<ChainId, size_t> crossover = load_crossover();
+  return std::all_of(chains.begin(), chains.end(), [&](ChainId c) {
+    auto it = crossover.find(c);
+    return it == crossover.end() || it->second == SIZE_MAX;
+  });
+}
+
+void prestart_gpu_engine(EngineChoice choice, const std::vector<ChainId>& chains) {
   if (choice == EngineChoice::Cpu || !gpu_factory()) return;
+  if (choice == EngineChoice::Auto && gpu_never_used(chains)) return;
   std::lock_guard<std::mutex> lk(prestart_mu());
   if (!prestarted().engine.valid()) prestarted() = start_gpu();
 }
@@ -98,7 +110,7 @@ std::optional<EngineChoice> parse_engine_choice(std::string_view s) {
   return std::nullopt;
 }
 
-void register_gpu_engine_factory(GpuEngineFactory f) { gpu_factory() = std::move(f); }
+GpuEngineFactory register_gpu_engine_factory(GpuEngineFactory f) { return std::exchange(gpu_factory(), std::move(f)); }
 bool gpu_engine_compiled() { return static_cast<bool>(gpu_factory()); }
 
 std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
@@ -107,6 +119,18 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
   if (!gpu_factory()) {
     if (opt.choice == EngineChoice::Gpu) throw Error(ErrorKind::Usage, "--engine gpu: this build has no CUDA engine");
     if (opt.verbose) opt.verbose("this build has no CUDA engine: using the CPU engine (which also runs TrueCrypt's legacy modes)");
+    return cpu;
+  }
+  if (opt.choice == EngineChoice::Auto && gpu_never_used(opt.chains)) {
+    if (opt.verbose) {
+      std::error_code ec;
+      std::string names;
+      for (ChainId c : opt.chains) names += (names.empty() ? "" : ", ") + std::string(chain_info(c).name);
+      opt.verbose("engine auto: requests of " + names + " never go to the GPU on this machine (crossover: " +
+                  (std::filesystem::exists(crossover_path(), ec) ? "measured, " + crossover_path()
+                                                                 : std::string("built-in defaults")) +
+                  "): the CPU engine runs the job and the GPU engine is not started");
+    }
     return cpu;
   }
   GpuStart start = take_gpu_start();

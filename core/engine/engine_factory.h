@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "core/engine/xts_engine.h"
@@ -20,7 +21,7 @@ std::optional<EngineChoice> parse_engine_choice(std::string_view s);
 
 // Returns a GPU engine, or nullptr with `why_not` set (no driver, no device, ...).
 using GpuEngineFactory = std::function<std::unique_ptr<XtsEngine>(std::string& why_not)>;
-void register_gpu_engine_factory(GpuEngineFactory f);
+GpuEngineFactory register_gpu_engine_factory(GpuEngineFactory f);  // returns the one it replaces
 bool gpu_engine_compiled();  // a factory was registered
 
 struct EngineOptions {
@@ -28,7 +29,15 @@ struct EngineOptions {
   unsigned cpu_threads = 0;
   // Called with one line of explanation (e.g. "no CUDA device: using the CPU engine") for --verbose.
   std::function<void(const std::string&)> verbose;
+  // The chains the job runs, when known (empty: not known). When none of them ever goes to the GPU under auto (the
+  // crossover: AES on the built-in defaults), auto is the CPU engine and the GPU engine is not created: a job that
+  // runs on the CPU alone does not pay for the GPU's start and for its release at exit. Only a matter of speed:
+  // the CPU engine runs every chain, so a hint that turns out wrong (a resumed re-encryption whose journal names
+  // other chains) costs time, never correctness.
+  std::vector<ChainId> chains;
 };
+// auto would send none of these chains' requests to the GPU (false for an empty list).
+bool gpu_never_used(const std::vector<ChainId>& chains);
 
 // Gpu when asked but unavailable: throws Error(Usage) with the reason. Auto without a GPU: the CPU engine.
 std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt);
@@ -36,8 +45,9 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt);
 // Starts creating the GPU engine on a background thread, for a command that will call make_engine() with
 // `choice` after reading the password and deriving the header key: creating a CUDA context takes a large part of
 // a second, which then overlaps that work instead of adding to it. The next make_engine() takes the result. Not
-// for a process that forks afterwards (a CUDA context does not survive fork()).
-void prestart_gpu_engine(EngineChoice choice);
+// for a process that forks afterwards (a CUDA context does not survive fork()). `chains`: those the command line
+// names (EngineOptions::chains); none is started when auto would not use it for them.
+void prestart_gpu_engine(EngineChoice choice, const std::vector<ChainId>& chains = {});
 
 // Crossover sizes (bytes) per chain for auto dispatch.
 std::map<ChainId, size_t> load_crossover();

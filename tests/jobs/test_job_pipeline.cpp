@@ -5,6 +5,8 @@
 // paths and through auto, give byte-identical output to the CPU engine ([gpu]; a visible skip without a device).
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <future>
 #include <mutex>
@@ -234,6 +236,49 @@ TEST_CASE("auto engine: buffers handed out while the GPU starts are page-locked 
   early = IoBuffer();
   CHECK(gpu->unpinned == std::vector<uint8_t*>{early_p});
   CHECK(gpu->pinned.empty());
+}
+
+TEST_CASE("auto engine: a job whose chains never go to the GPU does not start the GPU engine", "[job][auto]") {
+  // A stand-in GPU engine factory that counts the engines it creates; the built-in crossover (no measured file).
+  wvtest::TempDir cache;
+  const char* old_cache = std::getenv("XDG_CACHE_HOME");
+  const std::string saved_cache = old_cache ? old_cache : "";
+  ::setenv("XDG_CACHE_HOME", cache.path().c_str(), 1);
+  std::atomic<int> created{0};
+  GpuEngineFactory saved = register_gpu_engine_factory([&](std::string&) -> std::unique_ptr<XtsEngine> {
+    ++created;
+    return std::make_unique<CpuEngine>(1);
+  });
+  struct Restore {
+    GpuEngineFactory& f;
+    const char* old;
+    const std::string& value;
+    ~Restore() {
+      register_gpu_engine_factory(std::move(f));
+      if (old) ::setenv("XDG_CACHE_HOME", value.c_str(), 1);
+      else ::unsetenv("XDG_CACHE_HOME");
+    }
+  } restore{saved, old_cache, saved_cache};
+
+  CHECK(gpu_never_used({ChainId::Aes}));
+  CHECK_FALSE(gpu_never_used({ChainId::Aes, ChainId::Serpent}));
+  CHECK_FALSE(gpu_never_used({}));
+  EngineOptions o;
+  o.chains = {ChainId::Aes};
+  prestart_gpu_engine(EngineChoice::Auto, o.chains);
+  CHECK(make_engine(o)->name() == "cpu");
+  CHECK(created == 0);
+  o.chains = {ChainId::Aes, ChainId::Serpent};  // a re-encryption from AES to Serpent
+  prestart_gpu_engine(EngineChoice::Auto, o.chains);
+  CHECK(make_engine(o)->name() == "auto");
+  CHECK(created == 1);  // the prestarted one, taken by make_engine
+  o.chains = {};        // not known: auto with both engines
+  CHECK(make_engine(o)->name() == "auto");
+  CHECK(created == 2);
+  o.choice = EngineChoice::Gpu;  // asked for: the GPU engine, whatever the chains
+  o.chains = {ChainId::Aes};
+  CHECK(make_engine(o)->name() == "cpu");  // (the stand-in is a CPU engine)
+  CHECK(created == 3);
 }
 
 TEST_CASE("auto engine: a GPU that could not start leaves all to the CPU", "[job][auto]") {
