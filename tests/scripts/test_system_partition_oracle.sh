@@ -3,7 +3,8 @@
 # (create-system) writes a drive image from the format spec with Botan 2 and prints the partition's plaintext
 # sha256; warpvol must export the same bytes from the partition's image cut out of it (--partition-offset, the header
 # from the drive's first 63 sectors or from sector 62 alone), from the whole drive, and for an encryption that did not
-# finish; a wrong offset inside the key scope must give other bytes, one outside it exit 1.
+# finish; a wrong offset inside the key scope must give other bytes, one outside it exit 1. Where FUSE mounts work
+# (root, /dev/fuse), `mount --filesystem none` must serve the same bytes, read-only for the unfinished encryption.
 # Args: warpvol binary path, source dir.
 set -u
 BIN=$(realpath "$1")
@@ -11,8 +12,12 @@ SRC="$2"
 . "$SRC/tests/scripts/lib_oracle.sh"
 require_oracle
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/warpvol-syspart-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+export WARPVOL_RUNTIME_DIR="$WORK/run" WARPVOL_MEDIA_DIR="$WORK/media"  # this test's own mount registry
+trap '"$BIN" dismount --all --force >/dev/null 2>&1; rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
+CAN_MOUNT=""
+if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && grep -qw fuse /proc/filesystems && [ -x "$(dirname "$BIN")/warpvol-mountd" ]
+then CAN_MOUNT=1; else echo "mount part skipped: needs root, /dev/fuse and warpvol-mountd"; fi
 FAILS=0
 fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 START=2048 SECTORS=2048
@@ -39,6 +44,25 @@ for ENCRYPTED in $((SECTORS * 512)) $((700 * 512)); do
   if [ "$ENCRYPTED" -ne $((SECTORS * 512)) ]; then
     export_sha part.img --partition-offset $((START * 512)) --header-file track.img >/dev/null
     grep -q "only $ENCRYPTED bytes are encrypted" "$WORK/err" || fail "unfinished: no notice: $(cat "$WORK/err")"
+  fi
+  if [ -n "$CAN_MOUNT" ]; then
+    DEV=$(printf 'oracle pw\n' | "$BIN" mount part.img --filesystem none --system --partition-offset ${START}s \
+          --header-file track.img --hash sha512 --encryption aes --password-stdin 2>"$WORK/err")
+    if [ -z "$DEV" ]; then
+      fail "mount of the partition image, $ENCRYPTED bytes encrypted: $(cat "$WORK/err")"
+    else
+      GOT=$(sha256sum "$DEV" | cut -d' ' -f1)
+      [ "$GOT" = "$WANT" ] || fail "mounted partition image, $ENCRYPTED bytes encrypted: $GOT, oracle $WANT"
+      WRITABLE=0
+      dd if=/dev/zero of="$DEV" bs=512 count=1 conv=notrunc status=none 2>/dev/null && WRITABLE=1
+      if [ "$ENCRYPTED" -eq $((SECTORS * 512)) ]; then
+        [ $WRITABLE = 1 ] || fail "finished system encryption mounted read-only"
+      else
+        [ $WRITABLE = 0 ] || fail "unfinished system encryption mounted writable"
+        grep -q "read-only" "$WORK/err" || fail "unfinished: mount did not say read-only: $(cat "$WORK/err")"
+      fi
+      "$BIN" dismount --all >/dev/null || fail "dismount"
+    fi
   fi
 done
 
