@@ -40,6 +40,8 @@ void apply_system_layout(OpenedHeader& o, BlockFile& drive, const OpenOptions& o
   if (opt.system_partition_offset) {
     // The file is the partition: all of it is the volume, as VeraCrypt takes the partition device's size.
     const uint64_t p = *opt.system_partition_offset, size = drive.size();
+    if (p % kDataUnitSize)
+      throw Error(ErrorKind::Usage, "--partition-offset " + std::to_string(p) + " is not a multiple of 512");
     if (p < start || p > start + scope || size > start + scope - p)
       throw Error(ErrorKind::Usage, "--partition-offset " + std::to_string(p) + ": a " + std::to_string(size) +
                                         "-byte partition there lies outside " + scope_text(start, scope) +

@@ -282,7 +282,7 @@ TEST_CASE("System partition image: --partition-offset with the header from a sep
     size_t same = 0;
     for (size_t i = 0; i < want.size(); ++i) same += wrong[i] == want[i];
     CHECK(same < want.size() / 64);  // chance agreement only
-    for (uint64_t off : {uint64_t(kP1) * 512, uint64_t(kP2 + kP2n) * 512}) {
+    for (uint64_t off : {uint64_t(kP1) * 512, uint64_t(kP2 + kP2n) * 512, uint64_t(kP2) * 512 + 100}) {
       OpenOptions o = system_options(pw);
       o.system_partition_offset = off;
       o.system_header_file = f.track;
