@@ -354,6 +354,11 @@ TEST_CASE("System partition image from the command line: info, export, bad optio
     r = run_warpvol(with({"export", f.drive, tmp.file("b.raw")}, {"--partition", "2"}), "system pw\n");
     REQUIRE(r.code == 0);
     CHECK(read_whole(tmp.file("b.raw")) == plain);
+    // A whole drive takes a header copy too (its own sector 62 damaged: the rescue disk's copy).
+    r = run_warpvol(with({"export", f.drive, tmp.file("c.raw")}, {"--partition", "2", "--header-file", f.iso}),
+                    "system pw\n");
+    REQUIRE(r.code == 0);
+    CHECK(read_whole(tmp.file("c.raw")) == plain);
     // Bytes work as well as sectors; info names the header's file and the first data unit.
     r = run_warpvol(with({"info", f.partition}, {"--partition-offset", bytes, "--header-file", f.sector62}),
                     "system pw\n");
