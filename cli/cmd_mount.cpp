@@ -147,6 +147,11 @@ class MountCommand final : public VolumeCommand<MountCommandRequest> {
 
     OpenOptions opt = open_options_from(vm, path, ctx);
     OpenedHeader h = open_named(opt);
+    if (h.read_only && !req.read_only) {
+      // An unfinished system encryption (its notice said so): read-only, as VeraCrypt mounts it.
+      req.read_only = true;
+      ctx.message("mounting read-only");
+    }
     if (h.legacy && !req.read_only) {
       // Writing through LRW/CBC would keep data in modes nobody else reads any more: migrate instead.
       req.read_only = true;

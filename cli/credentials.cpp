@@ -6,6 +6,7 @@
 
 #include "cli/password_input.h"
 #include "core/crypto/chain.h"
+#include "core/format/system_layout.h"
 #include "core/kdf/prf.h"
 #include "core/util/error.h"
 
@@ -41,8 +42,43 @@ void add_credential_options(po::options_description& desc) {
       ("system", "system-encryption (pre-boot) header at sector 62, boot iteration counts")
       ("partition", po::value<int>()->value_name("N"),
        "with --system on a drive image: open partition N (MBR or GPT numbering, as Linux's sdaN; default: the "
-       "partition holding the first encrypted byte, as VeraCrypt)");
+       "partition holding the first encrypted byte, as VeraCrypt)")
+      ("partition-offset", po::value<std::string>()->value_name("BYTES|Ns"),
+       "with --system and --header-file: the file is an image of ONE partition, which started at this offset in "
+       "the drive (bytes, or N sectors of 512 with 's', e.g. 2048s); data units count from there")
+      ("header-file", po::value<std::string>()->value_name("PATH"),
+       "with --system: read the system header from PATH instead of the volume's sector 62: the drive's first 63 "
+       "sectors (or the whole drive's image), a 512-byte copy of sector 62 (the EFI rescue disk's "
+       "EFI/VeraCrypt/svh_bak) or a VeraCrypt rescue disk ISO");
 }
+
+namespace {
+
+// --partition-offset: bytes (with parse_size's K/M/G/T), or sectors of 512 bytes with an 's' suffix as fdisk and
+// parted print partition starts.
+uint64_t parse_partition_offset(const std::string& v) {
+  uint64_t off = 0;
+  if (!v.empty() && (v.back() == 's' || v.back() == 'S')) {
+    const std::string n = v.substr(0, v.size() - 1);
+    if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos)
+      throw Error(ErrorKind::Usage, "--partition-offset '" + v + "': give bytes or a sector count like 2048s");
+    if (n.size() > 19 || std::stoull(n) > UINT64_MAX / kDataUnitSize)
+      throw Error(ErrorKind::Usage, "--partition-offset '" + v + "': too large");
+    off = std::stoull(n) * kDataUnitSize;
+  } else {
+    try {
+      off = parse_size(v);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::Usage, "--partition-offset: " + std::string(e.what()) + "; or sectors, like 2048s");
+    }
+  }
+  if (off % kDataUnitSize)
+    throw Error(ErrorKind::Usage, "--partition-offset " + v + " is not a multiple of 512 bytes: give the partition's "
+                                  "start in bytes, or in sectors with an 's' (" + v + "s)");
+  return off;
+}
+
+}  // namespace
 
 OpenOptions open_options_from(const po::variables_map& vm, const std::string& volume, const Context& ctx) {
   OpenOptions opt;
@@ -78,6 +114,24 @@ OpenOptions open_options_from(const po::variables_map& vm, const std::string& vo
     const int n = vm["partition"].as<int>();
     if (n < 1) throw Error(ErrorKind::Usage, "--partition must be 1 or more");
     opt.system_partition = n;
+  }
+  if (vm.count("partition-offset")) {
+    if (!opt.system)
+      throw Error(ErrorKind::Usage, "--partition-offset goes with --system (an image of one system-encrypted partition)");
+    if (vm.count("partition"))
+      throw Error(ErrorKind::Usage, "--partition and --partition-offset exclude each other (a partition of a drive "
+                                    "image, or an image of one partition)");
+    if (!vm.count("header-file"))
+      throw Error(ErrorKind::Usage, "--partition-offset needs --header-file: an image of one partition lacks the "
+                                    "drive's sector 62, where the system header lies");
+    opt.system_partition_offset = parse_partition_offset(vm["partition-offset"].as<std::string>());
+  }
+  if (vm.count("header-file")) {
+    if (!opt.system) throw Error(ErrorKind::Usage, "--header-file goes with --system (the system header's copy)");
+    opt.system_header_file = vm["header-file"].as<std::string>();
+    if (opt.system_header_file.empty()) throw Error(ErrorKind::Usage, "--header-file: empty path");
+    // Read now: a missing or wrong file must not cost a password prompt.
+    system_header_source(opt.system_header_file);
   }
   if (opt.system && vm.count("hidden"))
     throw Error(ErrorKind::Usage, "--system and --hidden exclude each other");

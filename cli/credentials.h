@@ -2,6 +2,7 @@
 //   password: prompt with echo off on a TTY | --password-stdin | --password-fd N | --password PW (unsafe)
 //   -k/--keyfile PATH (repeatable, folders allowed), --pim N, --non-interactive
 //   narrowing: --hash PRF, --encryption CHAIN, --truecrypt, --veracrypt, --hidden, --backup-header, --system
+//   system encryption: --partition N, --partition-offset BYTES|Ns, --header-file PATH (core/format/system_layout.h)
 // Password bytes live only in LockedBytes (wiped, mlock()ed) and are limited to 128 bytes (64 with --truecrypt).
 #pragma once
 #include <string>

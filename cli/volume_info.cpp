@@ -11,7 +11,7 @@ namespace warpvol::cli {
 namespace {
 std::string header_used(const OpenedHeader& h) {
   return std::string(h.from_backup ? "backup" : "primary") + " header (" + std::string(slot_kind_name(h.slot)) +
-         " slot) at offset " + std::to_string(h.header_offset);
+         " slot) at offset " + std::to_string(h.header_offset) + (h.header_file.empty() ? "" : " of " + h.header_file);
 }
 }  // namespace
 

@@ -340,7 +340,7 @@ int run(int argc, char** argv) {
     secure_wipe(spec.key_material.data(), spec.key_material.size());
     spec.key_material = LockedBytes();
 
-    DataLayout layout{spec.data_offset, spec.data_size, spec.first_unit};
+    DataLayout layout{spec.data_offset, spec.data_size, spec.first_unit, spec.encrypted_begin, spec.encrypted_end};
     DeviceOptions dopt;
     dopt.read_only = spec.read_only;
     dopt.direct_reads = true;

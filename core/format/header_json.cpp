@@ -68,7 +68,7 @@ nlohmann::ordered_json header_json(const OpenedHeader& h, const std::string& pat
   nlohmann::ordered_json flags = nlohmann::ordered_json::array();
   if (f.flags & kFlagSystem) flags.push_back("system-encryption");
   if (f.flags & kFlagInPlace) flags.push_back("in-place-encryption");
-  return {
+  nlohmann::ordered_json j = {
       {"volume", path},
       {"format", format_name(h.format)},
       {"header_version", f.version},
@@ -97,6 +97,8 @@ nlohmann::ordered_json header_json(const OpenedHeader& h, const std::string& pat
       {"flag_names", flags},
       {"master_key_vulnerable", h.master_key_vulnerable},
   };
+  if (!h.header_file.empty()) j["header"]["file"] = h.header_file;
+  return j;
 }
 
 }  // namespace warpvol

@@ -478,6 +478,23 @@ OpenedHeader open_decrypted_header(BlockFile& file, const OpenOptions& opt, cons
 OpenedHeader open_header(BlockFile& file, const OpenOptions& opt) {
   if (file.size() < kHeaderSize)
     throw Error(ErrorKind::Auth, file.path() + ": too small to be a volume (" + std::to_string(file.size()) + " bytes)");
+  if (opt.system && !opt.system_header_file.empty()) {
+    // The system header from a file of its own (the drive's first track, a rescue disk's copy): the search reads it
+    // there, the layout is the volume file's.
+    SystemHeaderSource src = system_header_source(opt.system_header_file);
+    Search search(*src.file, opt);
+    Found found;
+    if (!search.run({{SlotKind::System, src.offset, false}}, found))
+      throw Error(ErrorKind::Auth, "wrong password, PIM or keyfile, or no system-encryption header in " +
+                                       src.file->path() + " (read as a " + src.kind + ", header at offset " +
+                                       std::to_string(src.offset) + ")");
+    OpenedHeader o = finish(file, opt, found);
+    o.header_file = src.file->path();
+    return o;
+  }
+  if (opt.system_partition_offset)
+    throw Error(ErrorKind::Usage, "an image of one partition holds no system header (it lies in the drive's sector "
+                                  "62): give it with --header-file");
   Search search(file, opt);
   Found found;
   // One search over the primary locations and then (as a fallback) the backup headers: Search::run prefers any

@@ -39,6 +39,13 @@ struct OpenOptions {
   // --system --partition N: the partition of the drive image to open (0 = the one holding the first encrypted
   // byte, as VeraCrypt would); core/format/system_layout.h.
   std::optional<int> system_partition;
+  // --system --partition-offset: the file is an image of ONE partition, which began this many bytes into the system
+  // drive; its data units count from there. Excludes system_partition. Such an image lacks the drive's sector 62,
+  // so the header comes from system_header_file.
+  std::optional<uint64_t> system_partition_offset;
+  // --system --header-file: read the system header from this file instead of the volume's sector 62 (see
+  // system_header_location in core/format/system_layout.h for the files it can be).
+  std::string system_header_file;
   // Notes for the user ("primary header damaged: opened with the embedded backup header").
   std::function<void(const std::string&)> notice;
   // FOR TESTS AND FUZZING ONLY; no command or GUI path sets it. Nonzero: every PBKDF2 candidate is derived with
@@ -69,7 +76,9 @@ struct OpenedHeader {
   // plaintext as they lie (a system encryption that did not finish). Whole area by default.
   uint64_t encrypted_begin = 0, encrypted_end = UINT64_MAX;
   bool read_only = false;    // writes refused (unfinished system encryption)
-  int system_partition = 0;  // the drive partition opened as a system volume (0: the key scope itself)
+  int system_partition = 0;  // the drive partition opened as a system volume (0: the key scope itself, or an image
+                             // of one partition)
+  std::string header_file;   // the file the header came from when it is not the volume's (--header-file)
 };
 
 // Throws Error(Format) naming the volume's legacy mode when `h` is a pre-5.0 TrueCrypt volume and `what` (an

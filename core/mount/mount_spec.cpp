@@ -57,6 +57,10 @@ void write_spec(int fd, const MountSpec& s) {
   w.u64le(s.uid);
   w.u64le(s.gid);
   w.u64le(s.allow_other);
+  if (s.encrypted_begin != 0 || s.encrypted_end != UINT64_MAX) {
+    w.u64le(s.encrypted_begin);
+    w.u64le(s.encrypted_end);
+  }
   const size_t body = w.size();
   ByteWriter(buf.data(), 8, "mount spec").u64le(body);
   if (write_full(fd, buf.data(), 8 + body) < 0) throw_errno("cannot pass the mount parameters to the FUSE process");
@@ -108,6 +112,11 @@ MountSpec parse_spec(const uint8_t* body, size_t len) {
   s.uid = uint32_t(r.u64le());
   s.gid = uint32_t(r.u64le());
   s.allow_other = r.u64le() != 0;
+  if (!r.done()) {
+    s.encrypted_begin = r.u64le();
+    s.encrypted_end = r.u64le();
+    if (s.encrypted_begin > s.encrypted_end) throw Error(ErrorKind::Format, "mount spec: bad encrypted extent");
+  }
   if (!r.done()) throw Error(ErrorKind::Format, "mount spec: trailing bytes");
   return s;
 }

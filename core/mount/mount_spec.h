@@ -33,6 +33,9 @@ struct MountSpec {
   // (udisks2 attaches its loop device as root), which needs user_allow_other in /etc/fuse.conf. The file stays
   // 0600 and owned by uid under default_permissions, so other users are still refused.
   bool allow_other = false;
+  // DataLayout's ciphertext part of the data area (an unfinished system encryption: the rest is plaintext as it
+  // lies). Sent only when it is not the whole area, so every other spec keeps its bytes.
+  uint64_t encrypted_begin = 0, encrypted_end = UINT64_MAX;
 };
 
 // Throw Error(Io) on a short pipe, Error(Format) on a malformed spec.

@@ -308,6 +308,8 @@ MountSpec spec_for(const OpenedHeader& h, const Registry& reg, int slot, const s
   s.data_offset = h.data_offset;
   s.data_size = h.data_size;
   s.first_unit = h.first_unit;
+  s.encrypted_begin = h.encrypted_begin;
+  s.encrypted_end = h.encrypted_end;
   s.sector_size = h.fields.sector_size;
   s.uid = ::getuid();
   s.gid = ::getgid();
@@ -315,15 +317,25 @@ MountSpec spec_for(const OpenedHeader& h, const Registry& reg, int slot, const s
 }
 
 void check_mountable_header(const OpenedHeader& h) {
-  if (h.slot == SlotKind::System || (h.fields.flags & kFlagSystem))
-    throw Error(ErrorKind::Usage, "mounting a system-encrypted drive is not supported yet (use export --system)");
+  // A system partition mounts like any volume: the spec carries its layout (data offset, size, first data unit
+  // and, for an encryption that did not finish, the encrypted part).
+  if (h.slot != SlotKind::System && (h.fields.flags & kFlagSystem))
+    throw Error(ErrorKind::Format, "a system-encryption header in a normal volume's header slot: open the drive "
+                                   "with --system");
   if (h.fields.flags & kFlagInPlace)
     throw Error(ErrorKind::Format, "the volume is only partially encrypted (in-place encryption not finished)");
   if (h.data_size == 0) throw Error(ErrorKind::Format, "the volume has no data area");
 }
 
-// TrueCrypt's legacy modes are served read-only: writes would keep data in modes nobody else reads any more.
-void check_legacy_read_only(const OpenedHeader& h, bool read_only) {
+// TrueCrypt's legacy modes are served read-only (writes would keep data in modes nobody else reads any more), and so
+// is an unfinished system encryption.
+void check_read_only_volume(const OpenedHeader& h, bool read_only) {
+  // Half ciphertext, half plaintext as it lies: VeraCrypt mounts an unfinished system encryption read-only too.
+  if (h.read_only && !read_only)
+    throw Error(ErrorKind::Usage, "the system encryption did not finish (" +
+                                      std::to_string(h.fields.encrypted_area_length) + " of " +
+                                      std::to_string(h.fields.volume_size) +
+                                      " bytes encrypted): it mounts read-only only (--read-only)");
   if (h.legacy && !read_only)
     throw Error(ErrorKind::Usage, "a TrueCrypt volume from before 5.0 (" + h.legacy->name() +
                                       ") mounts read-only only (--read-only); 'warpvol export' + 'warpvol import' move its data into a VeraCrypt volume");
@@ -393,7 +405,7 @@ bool is_mount_point(const std::string& path) {
 
 MountRecord mount_volume(const MountRequest& req, int container_fd, const OpenedHeader& h) {
   check_mountable_header(h);
-  check_legacy_read_only(h, req.read_only);
+  check_read_only_volume(h, req.read_only);
   const std::string volume = absolute_path(req.volume);
   struct stat vst;
   if (::fstat(container_fd, &vst) != 0) throw_errno(volume);

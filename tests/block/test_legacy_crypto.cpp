@@ -1,9 +1,12 @@
 // Known answers for TrueCrypt's legacy primitives (testvectors/truecrypt71a_legacy.json, from TrueCrypt 7.1a's
 // Common/Tests.c): Blowfish in TrueCrypt's little-endian-word form, CAST5, Triple DES, LRW-AES, HMAC-SHA-1 and
-// HMAC-RIPEMD-160; and the structure of the legacy modes (CBC IV/whitening, LRW index continuity).
+// HMAC-RIPEMD-160; TrueCrypt's CRCs of whole sectors in each legacy mode (testvectors/truecrypt_legacy_modes_crc.json,
+// from its volume library's EncryptionTest.cpp); and the structure of the legacy modes (CBC IV/whitening, LRW index
+// continuity).
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <cstring>
 #include <random>
 
@@ -103,6 +106,52 @@ TEST_CASE("LRW-AES: TrueCrypt's vectors, by hand and through the header path", "
   std::memcpy(h.data(), pt.data(), 16);
   lc.header(Direction::Encrypt, h.data());
   CHECK(to_hex(h.data(), 16) == v["ciphertext_hex"].get<std::string>());
+}
+
+// TrueCrypt's own known answers for its legacy modes (testvectors/truecrypt_legacy_modes_crc.json, from the
+// volume library's EncryptionTest::TestLegacyModes): a CRC-32 of two sectors encrypted with fixed keys, for LRW
+// with every algorithm TrueCrypt had in it (the 64-bit-block LRW of Blowfish, CAST5 and Triple DES included) and for
+// CBC, outer-CBC and inner-CBC. TrueCrypt computed these, so a bug shared by warpvol's encryption and decryption
+// cannot pass.
+TEST_CASE("LRW and CBC: known answers from TrueCrypt TestLegacyModes", "[legacy][lrw][modes][tc_kat]") {
+  auto j = wvtest::load_vectors("truecrypt_legacy_modes_crc.json");
+  const uint64_t sector = std::stoull(j["sector_index_hex"].get<std::string>(), nullptr, 16);
+  const uint64_t offset = j["sector_offset"].get<uint64_t>();
+  const size_t sectors = j["sectors"].get<size_t>();
+  REQUIRE(j["sector_size"].get<size_t>() == 512);
+  int lrw64 = 0, n = 0;
+  for (const auto& v : j["vectors"]) {
+    const std::string ea_name = v["ea"], mode = v["mode"];
+    INFO(ea_name << " " << mode);
+    auto ea = parse_legacy_ea(ea_name);
+    REQUIRE(ea);
+    const LegacyEaInfo& info = legacy_ea_info(*ea);
+    // TrueCrypt's one CBC class is plain CBC for one cipher, outer- or inner-CBC for a cascade: the EA's own
+    // CBC-family mode.
+    std::optional<LegacyMode> m;
+    for (LegacyMode x : info.modes)
+      if ((mode == "LRW") == (x == LegacyMode::Lrw)) m = x;
+    REQUIRE(m);
+    LegacySuite s{*ea, *m};
+    // Key area: the 32-byte mode key (00..1f), then the ciphers' keys in encryption order (00 01 02 ..).
+    std::vector<uint8_t> key;
+    for (size_t i = 0; i < 32; ++i) key.push_back(uint8_t(i));
+    for (size_t i = 0; key.size() < s.key_bytes(); ++i) key.push_back(uint8_t(i));
+    std::vector<uint8_t> buf(sectors * 512);
+    for (size_t i = 0; i < buf.size(); ++i) buf[i] = uint8_t(i);
+    const std::vector<uint8_t> plain = buf;
+    LegacyCrypt lc(s, key.data(), offset);
+    lc.units(Direction::Encrypt, sector, buf.data(), sectors);
+    char got[9];
+    std::snprintf(got, sizeof got, "%08x", crc32(buf.data(), buf.size()));
+    CHECK(std::string(got) == v["crc32_hex"].get<std::string>());
+    lc.units(Direction::Decrypt, sector, buf.data(), sectors);
+    CHECK(buf == plain);
+    if (*m == LegacyMode::Lrw && s.block_size() == 8) ++lrw64;
+    ++n;
+  }
+  CHECK(lrw64 == 3);  // Blowfish, CAST5, Triple DES
+  CHECK(n == 19);
 }
 
 TEST_CASE("GF(2^64) for LRW-64: x^64 = x^4 + x^3 + x + 1", "[legacy][lrw]") {

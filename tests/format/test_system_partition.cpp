@@ -1,11 +1,15 @@
 // System encryption as VeraCrypt maps it: a drive image's partition table (MBR with logical partitions, GPT), the
 // partition itself as the volume with data units counted from the drive's start, and an encryption that did not
 // finish (ciphertext only over the encrypted-area length, the rest plaintext, read-only, a notice whose numbers
-// say which is which).
+// say which is which); an image of ONE partition, opened with its offset within the drive and the header from a
+// separate file (the drive's first track, a 512-byte copy of sector 62, a rescue-disk ISO), through the core and
+// through the command line.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <random>
 
 #include "core/crypto/chain.h"
@@ -15,6 +19,7 @@
 #include "core/util/bytes.h"
 #include "core/util/error.h"
 #include "core/volume/volume.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/test_support.h"
 
 using namespace warpvol;
@@ -32,6 +37,15 @@ void mbr_entry(std::vector<uint8_t>& sector, int i, uint8_t type, uint32_t lba, 
 
 void write_file(const std::string& path, const std::vector<uint8_t>& d) {
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(d.data()), std::streamsize(d.size()));
+}
+
+std::vector<uint8_t> read_whole(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+std::vector<uint8_t> slice(const std::vector<uint8_t>& d, size_t off, size_t n) {
+  return {d.begin() + std::ptrdiff_t(off), d.begin() + std::ptrdiff_t(off + n)};
 }
 
 constexpr uint32_t kP1 = 128, kP1n = 64, kP2 = 256, kP2n = 512;  // sectors
@@ -174,5 +188,213 @@ TEST_CASE("System partition: the partition itself, units from the drive's start,
     CHECK(notice.find("only " + std::to_string(encrypted) + " bytes are encrypted") != std::string::npos);
     uint8_t b[512] = {};
     CHECK_THROWS_AS(v->write(0, b, sizeof b), Error);
+  }
+}
+
+namespace {
+
+// The files a user holding one partition's image would have: the partition (sectors [kP2, kP2 + n) of the drive),
+// and the header's copies: the drive's first 63 sectors, sector 62 alone (the EFI rescue disk's svh_bak) and a
+// rescue-disk ISO (ISO 9660 descriptor at 0x8000, the boot track's copy at 0xd000, so the header at 0xd000 + 31744).
+struct PartitionImageFiles {
+  std::string partition, track, sector62, iso, drive;
+};
+
+PartitionImageFiles partition_image_files(const wvtest::TempDir& tmp, const std::vector<uint8_t>& drive,
+                                          size_t sectors = kP2n) {
+  PartitionImageFiles f{tmp.file("part.img"), tmp.file("track.img"), tmp.file("svh_bak"), tmp.file("rescue.iso"),
+                        tmp.file("drive.img")};
+  write_file(f.drive, drive);
+  write_file(f.partition, slice(drive, size_t(kP2) * 512, sectors * 512));
+  write_file(f.track, slice(drive, 0, 63 * 512));
+  write_file(f.sector62, slice(drive, kSystemHeaderOffset, 512));
+  std::vector<uint8_t> iso(0xd000 + 63 * 512, 0);
+  std::memcpy(iso.data() + 0x8000, "\1CD001\1", 7);
+  std::memcpy(iso.data() + 0xd000 + kSystemHeaderOffset, drive.data() + kSystemHeaderOffset, 512);
+  write_file(f.iso, iso);
+  return f;
+}
+
+ErrorKind error_kind_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.kind();
+  }
+  FAIL("no error");
+  return ErrorKind::Interrupted;
+}
+
+}  // namespace
+
+TEST_CASE("System partition image: --partition-offset with the header from a separate file",
+          "[system][partition][partition_offset]") {
+  wvtest::TempDir tmp;
+  LockedBytes pw(reinterpret_cast<const uint8_t*>("system pw"), 9);
+  std::vector<uint8_t> plain(size_t(kP2n) * 512);
+  std::mt19937 rng(11);
+  for (auto& b : plain) b = uint8_t(rng());
+  auto engine = std::make_shared<CpuEngine>(1);
+
+  SECTION("finished: the image itself is the volume, units from the given offset, any header copy") {
+    const auto f = partition_image_files(tmp, system_drive(plain, plain.size(), pw));
+    // The same partition opened from the whole drive, as a reference.
+    OpenOptions whole = system_options(pw);
+    whole.system_partition = 2;
+    auto ref = Volume::open(f.drive, whole, engine, false);
+    std::vector<uint8_t> from_drive(plain.size());
+    ref->read(0, from_drive.data(), from_drive.size());
+    REQUIRE(from_drive == plain);
+    for (const std::string& header : {f.track, f.sector62, f.iso, f.drive}) {
+      INFO(header);
+      OpenOptions o = system_options(pw);
+      o.system_partition_offset = uint64_t(kP2) * 512;
+      o.system_header_file = header;
+      auto v = Volume::open(f.partition, o, engine, false);
+      CHECK(v->header().data_offset == 0);
+      CHECK(v->size() == plain.size());
+      CHECK(v->header().first_unit == kP2);
+      CHECK(v->header().header_file == header);
+      CHECK_FALSE(v->header().read_only);
+      std::vector<uint8_t> got(plain.size());
+      v->read(0, got.data(), got.size());
+      CHECK(got == from_drive);
+    }
+  }
+
+  SECTION("the offset sets the tweaks: a wrong one inside the key scope reads garbage, one outside is refused") {
+    // The first half of the partition: an image that fits the key scope at more than one offset.
+    const size_t half = kP2n / 2;
+    const auto f = partition_image_files(tmp, system_drive(plain, plain.size(), pw), half);
+    const std::vector<uint8_t> want = slice(plain, 0, half * 512);
+    auto read_at_offset = [&](uint64_t off) {
+      OpenOptions o = system_options(pw);
+      o.system_partition_offset = off;
+      o.system_header_file = f.track;
+      auto v = Volume::open(f.partition, o, engine, false);
+      std::vector<uint8_t> got(v->size());
+      v->read(0, got.data(), got.size());
+      return got;
+    };
+    CHECK(read_at_offset(uint64_t(kP2) * 512) == want);
+    const auto wrong = read_at_offset(uint64_t(kP2 + 1) * 512);
+    REQUIRE(wrong.size() == want.size());
+    size_t same = 0;
+    for (size_t i = 0; i < want.size(); ++i) same += wrong[i] == want[i];
+    CHECK(same < want.size() / 64);  // chance agreement only
+    for (uint64_t off : {uint64_t(kP1) * 512, uint64_t(kP2 + kP2n) * 512, uint64_t(kP2) * 512 + 100}) {
+      OpenOptions o = system_options(pw);
+      o.system_partition_offset = off;
+      o.system_header_file = f.track;
+      CHECK(error_kind_of([&] { Volume::open(f.partition, o, engine, false); }) == ErrorKind::Usage);
+    }
+  }
+
+  SECTION("unfinished: the whole partition, ciphertext only over the encrypted length, read-only") {
+    const uint64_t encrypted = 100 * 512;
+    const auto f = partition_image_files(tmp, system_drive(plain, encrypted, pw));
+    OpenOptions o = system_options(pw);
+    o.system_partition_offset = uint64_t(kP2) * 512;
+    o.system_header_file = f.sector62;
+    std::string notice;
+    o.notice = [&](const std::string& m) { notice += m; };
+    auto v = Volume::open(f.partition, o, engine, true);
+    CHECK(v->size() == plain.size());
+    CHECK(v->header().read_only);
+    std::vector<uint8_t> got(plain.size());
+    v->read(0, got.data(), got.size());
+    CHECK(got == plain);
+    CHECK(notice.find("of its " + std::to_string(plain.size()) + "-byte volume") != std::string::npos);
+    CHECK(notice.find("only " + std::to_string(encrypted) + " bytes are encrypted") != std::string::npos);
+    uint8_t b[512] = {};
+    CHECK_THROWS_AS(v->write(0, b, sizeof b), Error);
+  }
+
+  SECTION("no header: the partition image alone, or a header file that is none of the known kinds") {
+    const auto f = partition_image_files(tmp, system_drive(plain, plain.size(), pw));
+    OpenOptions o = system_options(pw);
+    o.system_partition_offset = uint64_t(kP2) * 512;
+    CHECK(error_kind_of([&] { Volume::open(f.partition, o, engine, false); }) == ErrorKind::Usage);
+    write_file(tmp.file("short"), std::vector<uint8_t>(1000, 0));
+    o.system_header_file = tmp.file("short");
+    CHECK(error_kind_of([&] { Volume::open(f.partition, o, engine, false); }) == ErrorKind::Usage);
+    o.system_header_file = tmp.file("missing");
+    CHECK(error_kind_of([&] { Volume::open(f.partition, o, engine, false); }) == ErrorKind::Io);
+    // The header copy of another drive: nothing decrypts.
+    write_file(tmp.file("zeros"), std::vector<uint8_t>(63 * 512, 0));
+    o.system_header_file = tmp.file("zeros");
+    CHECK(error_kind_of([&] { Volume::open(f.partition, o, engine, false); }) == ErrorKind::Auth);
+  }
+}
+
+TEST_CASE("System partition image from the command line: info, export, bad option combinations",
+          "[system][partition][partition_offset][cli]") {
+  using wvtest::proc::run_warpvol;
+  wvtest::TempDir tmp;
+  LockedBytes pw(reinterpret_cast<const uint8_t*>("system pw"), 9);
+  std::vector<uint8_t> plain(size_t(kP2n) * 512);
+  std::mt19937 rng(13);
+  for (auto& b : plain) b = uint8_t(rng());
+  const auto f = partition_image_files(tmp, system_drive(plain, plain.size(), pw));
+  const std::vector<std::string> narrow = {"--system", "--hash", "sha256", "--encryption", "aes", "--password-stdin"};
+  auto with = [&](std::vector<std::string> args, const std::vector<std::string>& more) {
+    args.insert(args.end(), narrow.begin(), narrow.end());
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  const std::string sectors = std::to_string(kP2) + "s", bytes = std::to_string(uint64_t(kP2) * 512);
+
+  SECTION("export: the partition's plaintext, the same as from the whole drive with --partition 2") {
+    auto r = run_warpvol(with({"export", f.partition, tmp.file("a.raw")}, {"--partition-offset", sectors,
+                                                                           "--header-file", f.track}),
+                         "system pw\n");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(read_whole(tmp.file("a.raw")) == plain);
+    r = run_warpvol(with({"export", f.drive, tmp.file("b.raw")}, {"--partition", "2"}), "system pw\n");
+    REQUIRE(r.code == 0);
+    CHECK(read_whole(tmp.file("b.raw")) == plain);
+    // A whole drive takes a header copy too (its own sector 62 damaged: the rescue disk's copy).
+    r = run_warpvol(with({"export", f.drive, tmp.file("c.raw")}, {"--partition", "2", "--header-file", f.iso}),
+                    "system pw\n");
+    REQUIRE(r.code == 0);
+    CHECK(read_whole(tmp.file("c.raw")) == plain);
+    // Bytes work as well as sectors; info names the header's file and the first data unit.
+    r = run_warpvol(with({"info", f.partition}, {"--partition-offset", bytes, "--header-file", f.sector62}),
+                    "system pw\n");
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("First data unit:       " + std::to_string(kP2)) != std::string::npos);
+    CHECK(r.out.find("of " + f.sector62) != std::string::npos);
+  }
+
+  SECTION("bad combinations and values: one clear line, exit 1") {
+    struct Bad {
+      std::vector<std::string> args;
+      std::string says;
+    };
+    const std::vector<Bad> bad = {
+        {{"info", f.partition, "--partition-offset", sectors, "--header-file", f.track, "--password-stdin"},
+         "goes with --system"},
+        {with({"info", f.partition}, {"--partition-offset", sectors}), "needs --header-file"},
+        {with({"info", f.partition}, {"--partition-offset", sectors, "--partition", "2", "--header-file", f.track}),
+         "exclude each other"},
+        {with({"info", f.partition}, {"--partition-offset", "1000", "--header-file", f.track}), "multiple of 512"},
+        {with({"info", f.partition}, {"--partition-offset", "12x", "--header-file", f.track}), "bad size unit"},
+        {with({"info", f.partition}, {"--partition-offset", "s", "--header-file", f.track}), "sector count"},
+        {{"info", f.partition, "--header-file", f.track, "--password-stdin"}, "goes with --system"},
+        {with({"info", f.partition}, {"--partition-offset", std::to_string(kP1) + "s", "--header-file", f.track}),
+         "outside the system encryption's key scope"},
+    };
+    for (const Bad& b : bad) {
+      auto r = run_warpvol(b.args, "system pw\n");
+      INFO(b.args[2] << " " << b.args[3] << ": " << r.err);
+      CHECK(r.code == 1);
+      CHECK(r.err.find(b.says) != std::string::npos);
+      CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    }
+    // A missing header file is an I/O error, reported before any password is asked for.
+    auto r = run_warpvol(with({"info", f.partition}, {"--partition-offset", sectors, "--header-file",
+                                                      tmp.file("missing")}));
+    CHECK(r.code == 3);
   }
 }

@@ -1,7 +1,9 @@
 // The checks of a decrypted header and the layout decision open_header makes after it (no key derivation):
 // check_header, parse_header and open_decrypted_header on a plaintext header in a container of any claimed size.
 //
-// Input: u8 flags | u8 chain index | u64 container size | u64 system partition offset | 512-byte plaintext header
+// Input: u8 flags | u8 chain index | u64 container size | u64 system partition | 512-byte plaintext header
+//   system partition: top bit set: --partition-offset (the other 63 bits; the container is then the partition's
+//   image), else --partition N (N = the low 3 bits, 0: none given).
 //   flags bits 0-1: slot (normal, hidden, system, legacy hidden); bit 2: the embedded backup location;
 //   bit 3: TrueCrypt (else VeraCrypt); bit 4: recompute both CRCs (so mutations reach the checks behind them).
 //   Only combinations open_header can produce are formed: the system slot implies --system, the legacy hidden slot
@@ -27,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto& chains = all_chains();
   const ChainInfo& chain = chains[fuzz::take_le(p, n, 1) % chains.size()];
   const uint64_t H = fuzz::take_le(p, n, 8);
-  // --system --partition N (0: none given); eight bytes, as the corpus was written with them.
+  // --system --partition N or --partition-offset; eight bytes, as the corpus was written with them.
   const uint64_t partition = fuzz::take_le(p, n, 8);
   uint8_t plain[kHeaderSize] = {};
   std::memcpy(plain, p, std::min(n, kHeaderSize));
@@ -58,7 +60,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   OpenOptions opt;
   opt.system = kind == SlotKind::System;
-  if (partition % 8) opt.system_partition = int(partition % 8);
+  if (partition >> 63)
+    opt.system_partition_offset = partition & ~(uint64_t(1) << 63);
+  else if (partition % 8)
+    opt.system_partition = int(partition % 8);
   opt.notice = [](const std::string&) {};
   fuzz::MemoryFile file(nullptr, 0, H);
 
@@ -77,6 +82,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                          f.flags == o.fields.flags && f.sector_size == o.fields.sector_size,
                      "opened fields differ from parse_header");
   WARPVOL_FUZZ_CHECK(o.chain == chain.id && o.format == format, "chain or format changed");
+  if (o.slot == SlotKind::System) {
+    WARPVOL_FUZZ_CHECK(o.encrypted_begin <= o.encrypted_end && o.encrypted_end <= o.data_size,
+                       "encrypted part outside the system volume");
+    if (opt.system_partition_offset)
+      WARPVOL_FUZZ_CHECK(o.data_offset == 0 && o.data_size == H &&
+                             o.first_unit * 512 == *opt.system_partition_offset,
+                         "a partition image is not the whole file, or its units do not count from its offset");
+  }
   if (format == VolumeFormat::VeraCrypt)
     WARPVOL_FUZZ_CHECK(o.slot != SlotKind::LegacyNormal && o.slot != SlotKind::LegacyHidden,
                        "a VeraCrypt header opened with the TrueCrypt 5 (V1) layout");

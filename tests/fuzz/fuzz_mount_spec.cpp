@@ -22,7 +22,8 @@ bool same(const MountSpec& a, const MountSpec& b) {
           std::memcmp(a.key_material.data(), b.key_material.data(), a.key_material.size()) == 0) &&
          a.data_offset == b.data_offset && a.data_size == b.data_size && a.first_unit == b.first_unit &&
          a.sector_size == b.sector_size && a.protect == b.protect && a.protect_start == b.protect_start &&
-         a.protect_end == b.protect_end && a.uid == b.uid && a.gid == b.gid && a.allow_other == b.allow_other;
+         a.protect_end == b.protect_end && a.uid == b.uid && a.gid == b.gid && a.allow_other == b.allow_other &&
+         a.encrypted_begin == b.encrypted_begin && a.encrypted_end == b.encrypted_end;
 }
 
 }  // namespace

@@ -66,7 +66,8 @@ std::vector<uint8_t> plaintext(const HeaderFields& f) {
   return b;
 }
 
-// fuzz_header_layout: u8 flags | u8 chain index | u64 H | u64 partition offset | 512-byte plaintext header.
+// fuzz_header_layout: u8 flags | u8 chain index | u64 H | u64 system partition (top bit: --partition-offset, else
+// --partition N) | 512-byte plaintext header.
 void header_layout_seeds() {
   const uint64_t H = 1 << 20;
   auto seed = [&](const std::string& name, unsigned flags, ChainId chain, uint64_t host, uint64_t part,
@@ -112,6 +113,8 @@ void header_layout_seeds() {
   sys.encrypted_area_length = 32 << 20;
   seed("veracrypt-system", 2, ChainId::Aes, 128 << 20, 0, sys);
   seed("veracrypt-system-partition", 2, ChainId::Aes, 128 << 20, 1 << 20, sys);
+  // An image of one 16 MiB partition that started 2 MiB into the drive (--partition-offset 2M).
+  seed("veracrypt-system-partition-image", 2, ChainId::Aes, 16 << 20, (uint64_t(1) << 63) | (2 << 20), sys);
   HeaderFields v4 = tc;
   v4.version = 4;
   seed("truecrypt-header-v4", 8, ChainId::Aes, H, 0, v4);

@@ -512,3 +512,27 @@ TEST_CASE("io: a mount spec written before the shared serialiser still parses, b
     CHECK_THROWS_AS(mount::parse_spec(old.data() + 8, n), Error);
 }
 
+TEST_CASE("io: a mount spec carries an unfinished system encryption's encrypted part, others keep their bytes",
+          "[io][mount][system]") {
+  const std::vector<uint8_t> old = wvtest::read_binary(fixture_path("mount_spec_v1.bin"));
+  mount::MountSpec s = fixture_spec();
+  CHECK(mount::parse_spec(old.data() + 8, old.size() - 8).encrypted_end == UINT64_MAX);
+  s.encrypted_begin = 0;
+  s.encrypted_end = 51200;
+  Pipe p;
+  mount::write_spec(p.w, s);
+  ::close(p.w);
+  p.w = -1;
+  const mount::MountSpec got = mount::read_spec(p.r);
+  CHECK(got.encrypted_begin == 0);
+  CHECK(got.encrypted_end == 51200);
+  CHECK(got.allow_other == s.allow_other);
+  // The extent is two words after the last field; one word alone, or begin past end, is malformed.
+  std::vector<uint8_t> body(old.begin() + 8, old.end());
+  for (int k = 0; k < 8; ++k) body.push_back(0);
+  CHECK_THROWS_AS(mount::parse_spec(body.data(), body.size()), Error);
+  for (int k = 0; k < 8; ++k) body.push_back(0);
+  body[old.size() - 8] = 9;  // begin 9 > end 0
+  CHECK_THROWS_AS(mount::parse_spec(body.data(), body.size()), Error);
+}
+

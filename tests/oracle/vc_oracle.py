@@ -18,6 +18,11 @@ a bug shared by warpvol's writer and its reader cannot pass here.
   verify PATH --password PW [--pim N]
       Opens an AES / SHA-512 container (what warpvol re-encrypted to) and prints the sha256 of its plaintext data
       area; exit 3 if the header does not open, 4 if it opens but is not a finished VeraCrypt header.
+  create-system DRIVE --password PW --start SECTOR --sectors N [--encrypted BYTES] [--seed S]
+      Writes the image of a system-encrypted drive (§2.5): an MBR whose partition 1 is [SECTOR, + N sectors), the
+      AES / SHA-512 system header (flag bit 0, key scope = partition 1) at sector 62, the partition's seeded
+      pseudo-random plaintext encrypted over its first BYTES (default: all: a finished encryption) with data units
+      numbered from the drive's start, the rest left as plaintext; prints the sha256 of the partition's plaintext.
 
 Every command exits 77 when python3-botan is missing.
 """
@@ -411,6 +416,46 @@ def verify(path, password, pim):
     return digest.hexdigest()
 
 
+def create_system(path, start, sectors, encrypted, password, seed):
+    """§2.5 / §3.2 'system' row: header at 31744, encrypted area start = the partition's drive offset, volume size =
+    the key scope (here the partition), encrypted length = bytes encrypted so far; data units from the drive's start."""
+    size = sectors * UNIT
+    if encrypted is None:
+        encrypted = size
+    if encrypted % UNIT or encrypted > size or start < 63:
+        sys.exit("bad --encrypted or --start")
+    mk = os.urandom(64)
+    key_area = mk + bytes(192)
+    h = bytearray(448)
+    h[0:4] = b"VERA"
+    struct.pack_into(">HH", h, 4, 5, 0x010B)
+    struct.pack_into(">I", h, 8, zlib.crc32(key_area))
+    struct.pack_into(">QQQQ", h, 28, 0, size, start * UNIT, encrypted)
+    struct.pack_into(">II", h, 60, 1, 512)
+    struct.pack_into(">I", h, 188, zlib.crc32(bytes(h[0:188])))
+    h[192:448] = key_area
+    mbr = bytearray(512)
+    mbr[446 + 4] = 0x07
+    struct.pack_into("<II", mbr, 446 + 8, start, sectors)
+    mbr[510:512] = b"\x55\xaa"
+    plain = hashlib.shake_256(hashlib.sha256(seed.encode()).digest()).digest(size)
+    keyed = Chain("aes", mk)
+    data = bytearray()
+    for u in range(0, size, UNIT):
+        block = plain[u:u + UNIT]
+        data += keyed.crypt(start + u // UNIT, block, True) if u < encrypted else block
+    with open(path, "wb") as f:
+        f.write(mbr)
+        f.write(bytes(31744 - 512))
+        salt = os.urandom(64)
+        # SHA-512 on a system volume keeps the non-boot count (§5.2, §9 item 7).
+        f.write(salt + Chain("aes", pbkdf2("sha512", password, salt, iterations("sha512", 0), 64)).crypt(0, bytes(h), True))
+        f.write(bytes(start * UNIT - 31744 - 512))
+        f.write(data)
+        f.write(bytes(8 * UNIT))  # the drive goes on past the partition
+    return hashlib.sha256(plain).hexdigest()
+
+
 def main():
     ap = argparse.ArgumentParser(description="Independent VeraCrypt reader and writer (see the module text).")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -426,9 +471,19 @@ def main():
         if name == "create":
             p.add_argument("--size", type=int, required=True)
             p.add_argument("--seed", default="warpvol")
+    p = sub.add_parser("create-system")
+    p.add_argument("path")
+    p.add_argument("--password", required=True)
+    p.add_argument("--start", type=int, required=True)
+    p.add_argument("--sectors", type=int, required=True)
+    p.add_argument("--encrypted", type=int)
+    p.add_argument("--seed", default="warpvol")
     a = ap.parse_args()
     if a.cmd == "judge":
         return judge(a.binary, a.work, a.source)
+    if a.cmd == "create-system":
+        print(create_system(a.path, a.start, a.sectors, a.encrypted, a.password.encode(), a.seed))
+        return 0
     pw = a.password.encode()
     print(create(a.path, a.size, pw, a.pim, a.seed) if a.cmd == "create" else verify(a.path, pw, a.pim))
     return 0
