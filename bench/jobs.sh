@@ -143,6 +143,7 @@ row() {
   local job=$1 chain=$2 engine=$3 b=$4 bytes=$5 fname=$6 wall user sys gbs=() cpus=() r note=""
   shift 6
   for r in $(seq "$rounds"); do
+    [ -n "${clean:-}" ] && rm -f "$clean"  # each round writes its output anew (a new file, not a replacement)
     read -r wall user sys < <(timed "$@")
     if [ "$wall" = FAILED ]; then  # no figure for a job that did not run
       printf '%-15s %-28s %-5s %-10s FAILED\n' "$job" "$chain" "$engine" "$(basename "$(dirname "$b/x")")"
@@ -182,16 +183,15 @@ for chain in $chains; do
               bash -c 'printf "pw\n" | "$0/warpvol" export "$1" - --password-stdin --pim 1 -q --hash sha512 --encryption "$2" "${@:3}" > /dev/null' \
               "$b" "$dir/v.hc" "$chain" "${o[@]}" ;;
           export_file)
-            rm -f "$dir/out.raw"
-            row "$job" "$chain" "$e" "$b" "$data" "copy into a new file x1" \
+            clean="$dir/out.raw" row "$job" "$chain" "$e" "$b" "$data" "copy into a new file x1" \
               wv "$b" export "$dir/v.hc" "$dir/out.raw" --hash sha512 --encryption "$chain" "${o[@]}"
             rm -f "$dir/out.raw" ;;
           create)
-            row "$job" "$chain" "$e" "$b" "$data" "write a new file x1" \
+            clean="$dir/c.hc" row "$job" "$chain" "$e" "$b" "$data" "write a new file x1" \
               wv "$b" create "$dir/c.hc" --size "$size_arg" --encryption "$chain" --hash sha512 --force --filesystem none "${o[@]}"
             rm -f "$dir/c.hc" ;;
           import)
-            row "$job" "$chain" "$e" "$b" "$data" "copy into a new file x1" \
+            clean="$dir/c.hc" row "$job" "$chain" "$e" "$b" "$data" "copy into a new file x1" \
               wv "$b" import "$dir/img" "$dir/c.hc" --encryption "$chain" --hash sha512 --force "${o[@]}"
             rm -f "$dir/c.hc" ;;
           reenc_checksum|reenc_journal)

@@ -1,14 +1,15 @@
 #!/bin/bash
 # bench/jobs.sh end to end at a tiny size: every job of every engine this machine has must run (a job that fails
 # prints "FAILED" and the benchmark goes on, so a broken command line in the script would only show as a missing
-# row). Checks the rows and the results file, not the figures. Args: warpvol binary, source dir.
+# row). Checks the rows and the results file, not the figures. Two rounds per figure: a job whose output a second
+# round finds in place would fail there. Args: warpvol binary, source dir.
 set -u
 WV=${1:?warpvol binary}
 SRC=${2:?source dir}
 T=$(mktemp -d /tmp/wv-bench-jobs-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-RESULTS="$T/r.tsv" STREAMS="1 2" READERS=2 BATCH_N=2 BATCH_SIZE=8M \
+RESULTS="$T/r.tsv" STREAMS="1 2" READERS=2 BATCH_N=2 BATCH_SIZE=8M ROUNDS=2 \
   bash "$SRC/bench/jobs.sh" "$(dirname "$WV")" "$T" 8M serpent > "$T/out" 2> "$T/err" || fail "jobs.sh exited $?: $(tail -5 "$T/err")"
 grep -q "FAILED" "$T/err" && fail "a job failed: $(grep -A3 FAILED "$T/err" | head -12)"
 engines=2; "$WV" benchmark --engine gpu --xts-only --size 1M --min-time 0.01 --encryption aes > /dev/null 2>&1 && engines=3
