@@ -562,6 +562,10 @@ struct OverlapGate {
   uint64_t data_writes = 0, prot_writes = 0, records = 0;
   bool first_done = false, prot_done = false, timed_out = false;
   uint64_t prot_op = 0, commit_op = 0, fsync_op = 0;  // operation indexes in the group (1-based)
+  // held_zone > 0: Z_{held_zone}'s record write first waits (a short while: in a correct run it cannot happen)
+  // for the next zone's protection write to have returned, and records its own operation index.
+  uint64_t held_zone = 0, prot_completed = 0, held_op = 0;
+  bool held_saw_protection = false;
 
   void wait_for(bool& flag) {
     std::unique_lock<std::mutex> lk(mu);
@@ -617,6 +621,16 @@ class GateFile final : public BlockFile {
         std::lock_guard<std::mutex> lk(g_.mu);
         idx = g_.prot_writes++;
       }
+      struct Completed {
+        OverlapGate& g;
+        ~Completed() {
+          {
+            std::lock_guard<std::mutex> lk(g.mu);
+            ++g.prot_completed;
+          }
+          g.cv.notify_all();
+        }
+      } completed{g_};
       if (idx == g_.zone) {
         g_.wait_for(g_.first_done);
         {
@@ -632,9 +646,15 @@ class GateFile final : public BlockFile {
       }
     }
     if (!container_ && n == kSlotRecordBytes) {
-      std::lock_guard<std::mutex> lk(g_.mu);
+      std::unique_lock<std::mutex> lk(g_.mu);
       // Record 0 is J0's (in the temporary file), record z + 1 is Z_z's: Z_{zone+1} follows zone's data fsync.
-      if (g_.records++ == g_.zone + 2) g_.commit_op = g_.group->operations() + 1;
+      const uint64_t r = g_.records++;
+      if (r == g_.zone + 2) g_.commit_op = g_.group->operations() + 1;
+      if (g_.held_zone && r == g_.held_zone + 1) {
+        g_.held_saw_protection = g_.cv.wait_for(lk, std::chrono::milliseconds(300),
+                                                [&] { return g_.prot_completed >= g_.held_zone + 2; });
+        g_.held_op = g_.group->operations() + 1;
+      }
     }
     inner_->write_at(o, b, n);
   }
@@ -647,14 +667,15 @@ class GateFile final : public BlockFile {
 
 // One run of the fixture's job through a fault group (plan) and the gate of zone `zone`; returns the gate's record.
 struct GatedRun {
-  uint64_t prot_op = 0, commit_op = 0, fsync_op = 0;
-  bool timed_out = false, threw = false;
+  uint64_t prot_op = 0, commit_op = 0, fsync_op = 0, held_op = 0;
+  bool timed_out = false, threw = false, held_saw_protection = false;
 };
-GatedRun gated_run(Fixture& fx, Resilience res, uint64_t zone, FailPlan plan) {
+GatedRun gated_run(Fixture& fx, Resilience res, uint64_t zone, FailPlan plan, uint64_t held_zone = 0) {
   fx.reset();
   FailGroup group(plan);
   OverlapGate gate;
   gate.zone = zone;
+  gate.held_zone = held_zone;
   gate.prot_len = res == Resilience::Journal ? size_t(kZone) : size_t(kZone / 512 * kChecksumEntrySize);
   gate.group = &group;
   JobOptions o = fx.opts(res);
@@ -674,6 +695,8 @@ GatedRun gated_run(Fixture& fx, Resilience res, uint64_t zone, FailPlan plan) {
   r.prot_op = gate.prot_op;
   r.commit_op = gate.commit_op;
   r.fsync_op = gate.fsync_op;
+  r.held_op = gate.held_op;
+  r.held_saw_protection = gate.held_saw_protection;
   r.timed_out = gate.timed_out;
   return r;
 }
@@ -737,6 +760,30 @@ TEST_CASE("reencrypt crash: between a zone's data fsync and the next commit; tor
         const GatedRun r = gated_run(fx, res, zone, {p.op, p.mode, true, p.torn});
         CHECK(r.threw);
         CHECK_FALSE(r.timed_out);
+        fx.check_no_garbage();
+        fx.resume_and_verify(res);
+      }
+    }
+  }
+}
+
+TEST_CASE("reencrypt crash: a commit held back; the free slot is not written before the commit it waits for",
+          "[reencrypt][crash][journal][overlap]") {
+  // Z_z's record write is held (300 ms) to give the next zone's protection write every chance to come first; it
+  // must not (P_{z+1} may overwrite that slot only once Z_z is durable), and a crash at that record write (torn,
+  // or failing) must leave a resumable journal.
+  Fixture fx;
+  for (Resilience res : {Resilience::Journal, Resilience::Checksum}) {
+    for (uint64_t zone : {1u, 2u}) {
+      const GatedRun count = gated_run(fx, res, 100, {0, FailMode::Error, true, 0}, zone);
+      REQUIRE_FALSE(count.threw);
+      REQUIRE(count.held_op > 0);
+      CHECK_FALSE(count.held_saw_protection);
+      for (FailMode mode : {FailMode::TornWrite, FailMode::Error}) {
+        INFO(resilience_name(res) << ", " << mode_name(mode) << " at Z_" << zone << "'s record write, operation "
+                                  << count.held_op);
+        const GatedRun r = gated_run(fx, res, 100, {count.held_op, mode, true, 40}, zone);
+        CHECK(r.threw);
         fx.check_no_garbage();
         fx.resume_and_verify(res);
       }
