@@ -10,7 +10,9 @@
 // Reading: each slot is authenticated on its own; the authentic slot with the highest sequence number is the
 // state. A slot whose record or protection was torn, half written or overwritten fails its MAC and is ignored; the
 // writer only ever touches the slot that is not the newest committed one, so the other still holds the last
-// committed state in full.
+// committed state in full. (Someone who can write the journal can make the older slot win by damaging the newer
+// one; that is the rollback an old copy of a version-2 journal allowed too, and the same sentinel check refuses a
+// state whose next unit was already rewritten: reencrypt.h, RECOVERY.)
 //   Fixed part, at offset 0, written once (zero-padded to a multiple of 4096 bytes; all of it under every MAC):
 //     "WVREENC1" | u32 format version = 3 | u32 checksum entries' hash (UnitHash) | u32 resilience (1 checksum,
 //     2 journal) | u64 container size | u64 hot-zone size | u64 range offset | u64 range size |
