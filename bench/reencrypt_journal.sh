@@ -4,7 +4,8 @@
 # with --resilience journal and --resilience checksum of each build, and `dd if=V of=V bs=8M conv=notrunc,fsync`
 # (the single-file in-place rewrite floor). Throughput = data-area bytes / wall time of the whole command (PIM 1,
 # --hash/--encryption given: the KDF costs milliseconds). Prints every round and the medians with the ratio to the
-# floor's median.
+# floor's median, and the CPU-seconds (user + sys) of each command: on a small shared machine the wall time follows
+# the load, the CPU time much less.
 # Usage: bench/reencrypt_journal.sh BIN_BEFORE BIN_AFTER [FOLDER] [SIZE (1G)] [ROUNDS (3)] [CHAIN (aes)]
 #        (FOLDER default: /dev/shm, else $TMPDIR)
 set -euo pipefail
@@ -27,13 +28,12 @@ printf 'pw\n' | "$after" create --filesystem none "$v" --size "$size" --encrypti
 data=$(( $(stat -c %s "$v") - 262144 ))
 echo "folder: $dir ($(df -T "$dir" | awk 'NR==2 {print $2}')); $chain; data area $data bytes; $rounds rounds"
 
-reenc() {  # binary resilience -> GB/s
-  local t0 t1
-  t0=$(now)
-  printf 'pw\n' | "$1" reencrypt "$v" --password-stdin --pim 1 --hash sha512 --encryption "$chain" \
-    --no-hidden-volume --resilience "$2" --engine cpu -q > /dev/null
-  t1=$(now)
-  calc "$data / ($t1 - $t0) / 1e9"
+reenc() {  # binary resilience -> "GB/s CPU-seconds" (user + sys of the command: bash's time keyword)
+  local TIMEFORMAT='%R %U %S' wall user sys
+  { time (printf 'pw\n' | "$1" reencrypt "$v" --password-stdin --pim 1 --hash sha512 --encryption "$chain" \
+      --no-hidden-volume --resilience "$2" --engine cpu -q > /dev/null 2>&1); } 2> "$dir/time"
+  read -r wall user sys < "$dir/time"
+  echo "$(calc "$data / $wall / 1e9") $(calc "$user + $sys")"
 }
 floor() {
   local t0 t1
@@ -43,7 +43,7 @@ floor() {
   calc "$(stat -c %s "$v") / ($t1 - $t0) / 1e9"
 }
 
-declare -A res
+declare -A res cpu
 for r in $(seq "$rounds"); do
   order="before after"; [ $((r % 2)) = 0 ] && order="after before"
   line="round $r:"
@@ -51,7 +51,8 @@ for r in $(seq "$rounds"); do
   for b in $order; do
     bin=$before; [ "$b" = after ] && bin=$after
     for m in journal checksum; do
-      x=$(reenc "$bin" "$m"); res[$b-$m]+="$x "; line+=" $b-$m $x"
+      read -r x c < <(reenc "$bin" "$m")
+      res[$b-$m]+="$x "; cpu[$b-$m]+="$c "; line+=" $b-$m $x ($c CPU-s)"
     done
   done
   echo "$line (GB/s)"
@@ -61,5 +62,5 @@ fl=$(median "${res[floor]}")
 echo "median: in-place rewrite floor (dd) $fl GB/s"
 for k in before-journal before-checksum after-journal after-checksum; do
   m=$(median "${res[$k]}")
-  echo "median: $k $m GB/s = $(calc "100 * $m / $fl")% of the floor"
+  echo "median: $k $m GB/s = $(calc "100 * $m / $fl")% of the floor; $(median "${cpu[$k]}") CPU-s (user + sys)"
 done
