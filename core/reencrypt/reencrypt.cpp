@@ -589,9 +589,14 @@ struct Job::Impl {
   };
 
   // P_k: reads zone [off, ...), re-encrypts it in memory, and writes its protection into the protection region of
-  // journal slot `slot` (never the active one: the caller starts P_k only once the state that slot held last is
-  // superseded by a durable commit in the other).
-  void prepare_zone(Zone& z, uint64_t off, unsigned slot) {
+  // journal slot `slot`. That slot may still hold the newest committed state when P_k starts: every write into it
+  // waits for `slot_free` (ready once the commit that supersedes that state returned; none: free already).
+  void prepare_zone(Zone& z, uint64_t off, unsigned slot, const std::shared_future<void>& slot_free = {}) {
+    auto wait_free = [&slot_free] {
+      if (!slot_free.valid()) return;
+      const std::shared_future<void> own = slot_free;  // a copy per thread
+      own.get();                                       // rethrows when that commit failed
+    };
     z.off = off;
     z.len = std::min(j.hotzone, j.range_size - off);
     const Part& p0 = parts[0];
@@ -623,6 +628,7 @@ struct Job::Impl {
       rfile->read_at(j.range_offset + off + pos, buf, len);
       StageTimes::add(times.read, t0);
       if (journal) {  // the old ciphertext into the slot, before the engine overwrites it in place
+        wait_free();
         t0 = StageTimes::Clock::now();
         store->write_at(prot_at + pos, buf, len);
         digest.add(pos, buf, len);
@@ -639,6 +645,7 @@ struct Job::Impl {
     if (journal) {
       z.digest = digest.finish();
     } else {
+      wait_free();
       const auto t0 = StageTimes::Clock::now();
       store->write_at(prot_at, z.prot.data(), z.prot.size());
       z.digest = protection_digest(z.prot.data(), z.prot.size());
@@ -738,17 +745,27 @@ struct Job::Impl {
       s.has_sentinel = z.sentinel.has_sentinel;
       s.sentinel = z.sentinel.sentinel;
       s.protection_size = z.prot_size;
+      std::promise<void> committed;
+      if (noff < j.range_size) {
+        // P_{k+1} overlaps Z_k and W_k. Its protection goes into the slot that Z_k supersedes (the active one now),
+        // and only once Z_k returned: until then that slot holds the newest committed state.
+        Zone* nz = &zones[1 - cur];
+        const unsigned slot = active;
+        std::shared_future<void> slot_free = committed.get_future().share();
+        next = std::async(std::launch::async,
+                          [this, nz, noff, slot, slot_free] { prepare_zone(*nz, noff, slot, slot_free); });
+      }
       auto t = StageTimes::Clock::now();
       // Z_k: COMMIT POINT. Zone k-1 is durable (its fsync below, in the previous round) and zone k's protection is
-      // in the other slot's region (P_k, joined below in the previous round): its record + fsync make it the state.
-      commit(s, z.digest);
-      StageTimes::add(times.commit, t);
-      if (noff < j.range_size) {
-        // P_{k+1} overlaps W_k: its protection goes into the slot Z_k just superseded, never the active one.
-        Zone* nz = &zones[1 - cur];
-        const unsigned slot = 1 - active;
-        next = std::async(std::launch::async, [this, nz, noff, slot] { prepare_zone(*nz, noff, slot); });
+      // in the free slot's region (P_k, joined below in the previous round): its record + fsync make it the state.
+      try {
+        commit(s, z.digest);
+      } catch (...) {
+        committed.set_exception(std::current_exception());
+        throw;
       }
+      committed.set_value();
+      StageTimes::add(times.commit, t);
       t = StageTimes::Clock::now();
       write_range(off, z.data.data(), z.len);  // W_k
       StageTimes::add(times.write, t);

@@ -33,11 +33,11 @@
 //   P_k  read the old ciphertext of [a, b); re-encrypt it in memory; protection = checksum: per 512-byte unit
 //        a 128-bit hash of its NEW ciphertext (journal.h, UnitHash) | journal: a copy of the OLD ciphertext;
 //        written into the free slot's protection region (not synced yet) and its digest computed;
-//        sentinel = SHA-256 of the old ciphertext of the unit at b. P_k starts only after Z_{k-1} returned (the
-//        free slot then holds the state Z_{k-1} superseded, never the newest one), and runs while W_{k-1} writes
-//        the container: the protection copy overlaps the data writes (a different file, which the file system
-//        does not serialise with the container's). Within P_k, pieces are read, re-encrypted and hashed in
-//        parallel: core/job/stream.h.
+//        sentinel = SHA-256 of the old ciphertext of the unit at b. P_k runs beside Z_{k-1} and W_{k-1}; its
+//        writes into the free slot wait until Z_{k-1} returned (before that, the slot P_k writes holds the newest
+//        committed state). So the protection copy overlaps the data writes (a different file, which the file
+//        system does not serialise with the container's). Within P_k, pieces are read, re-encrypted and hashed
+//        in parallel: core/job/stream.h.
 //   Z_k  COMMIT POINT k (= SAFE POINT of zone k-1): after W_{k-1}'s fsync and the end of P_k, the free slot's
 //        record {phase Data, progress a, hot zone [a, b), sentinel, protection size, MAC over the fixed part,
 //        the record and the protection's digest} written, journal fsync()ed (which makes P_k's protection
