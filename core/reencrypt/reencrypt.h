@@ -19,8 +19,8 @@
 //
 // PRE-FLIGHT (Job::prepare, nothing is written): container opened read-write and flock()ed, old credentials
 //   verified (header opened), hidden volume rules applied, new master keys drawn, all new headers built and
-//   sealed (every KDF runs here), journal folder writable with room for two journals, first unit's ciphertext
-//   hashed (sentinel). A batch prepares every container before the first byte is written anywhere.
+//   sealed (every KDF runs here), journal folder writable with room for the journal (two slots), first unit's
+//   ciphertext hashed (sentinel). A batch prepares every container before the first byte is written anywhere.
 //
 // J0  COMMIT POINT "job recorded": journal created with slot 0 = {phase Marking, progress 0} (temp + fsync +
 //     rename + fsync dir). Before J0 nothing was written; after it, a crash leaves a journal that resumes the job.
@@ -42,8 +42,8 @@
 //        record {phase Data, progress a, hot zone [a, b), sentinel, protection size, MAC over the fixed part,
 //        the record and the protection's digest} written, journal fsync()ed (which makes P_k's protection
 //        durable with it). That slot becomes the active one. Only now may [a, b) be overwritten. A crash before
-//        the fsync returns leaves the free slot torn or half written: it fails its MAC, and the active slot still
-//        holds Z_{k-1}.
+//        the fsync returns leaves that slot either whole (Z_k) or failing its MAC (record or protection torn or
+//        half written), and then the active slot still holds Z_{k-1}, whole.
 //   W_k  write the new ciphertext of [a, b), fsync the container. Zone k is durable.
 //   SIGINT/SIGTERM are honoured here: S = SAFE POINT {progress b, no hot zone} committed into the free slot
 //   (after P_{k+1} ended), then exit Error(Interrupted) (exit code 6).
@@ -55,10 +55,11 @@
 // are decrypted with the old and new credentials the user gives, each slot's MAC is verified and the authentic
 // slot with the highest sequence number is the state (none authentic: refused, nothing is touched); a journal of
 // format version 1 or 2 (one record, written by earlier versions) is rewritten as version 3 holding the same state
-// (atomically, temp + rename) before anything else is written. Then the journal is bound to this container: same size, at least one header slot holding one of the
-// journal's own headers for its phase (Marking: original or marked, Data: marked, Finalizing: marked or final; the
-// salts make these unique to this job), and the sentinel unit still holding the old ciphertext recorded (a stale
-// journal of an earlier point of the same job is refused instead of re-encrypting new ciphertext twice). Then:
+// (atomically, temp + rename) before anything else is written. Then the journal is bound to this container: same
+// size, at least one header slot holding one of the journal's own headers for its phase (Marking: original or
+// marked, Data: marked, Finalizing: marked or final; the salts make these unique to this job), and the sentinel
+// unit still holding the old ciphertext recorded (a stale journal of an earlier point of the same job is refused
+// instead of re-encrypting new ciphertext twice). Then:
 //   Marking    -> M again (idempotent), continue with zone 0.
 //   Data       -> M again (idempotent); the hot zone [a, b) is repaired:
 //                   journal mode: the old ciphertext copy is re-encrypted and written over [a, b) (whatever is on
