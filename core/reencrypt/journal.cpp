@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 
 #include "core/io/atomic_file.h"
@@ -31,8 +32,17 @@ constexpr char kMagic[8] = {'W', 'V', 'R', 'E', 'E', 'N', 'C', '1'};
 // The format version names the checksum entries' hash (UnitHash): 1 = SHA-256/128, 2 = XXH3-128; nothing else
 // differs, so journals of earlier versions still resume.
 constexpr char kMacLabel[] = "warpvol reencrypt journal v1";
-// No journal is larger than this (a 1 GiB journal-mode hot zone plus headers); anything bigger is not ours.
-constexpr uint64_t kMaxJournalBytes = (uint64_t(1) << 30) + (1 << 20);
+// No journal is larger than this (two slots of a 1 GiB journal-mode hot zone plus headers); anything bigger is not
+// ours.
+constexpr uint64_t kMaxJournalBytes = (uint64_t(2) << 30) + (1 << 20);
+// Version 3: the fixed part is padded to this, and each slot's record area is this large (a record is 148 bytes).
+constexpr uint64_t kSlotAlign = 4096;
+constexpr uint64_t kPiece = 1 << 20;  // tree digest pieces
+
+uint64_t round_up(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
+uint64_t max_protection(Resilience r, uint64_t hotzone) {
+  return r == Resilience::Checksum ? hotzone / kDataUnitSize * kChecksumEntrySize : hotzone;
+}
 
 uint32_t slot_code(SlotKind k) {
   if (k == SlotKind::Normal) return 1;
@@ -74,12 +84,11 @@ void hmac_sha512(const uint8_t* key, size_t key_len, const std::vector<std::pair
 
 // D: SHA-256 of the concatenated SHA-256 digests of the 1 MiB pieces of p[0..n) (none for n = 0).
 std::array<uint8_t, 32> tree_digest(const uint8_t* p, size_t n) {
-  constexpr size_t kPiece = 1 << 20;
   const size_t pieces = (n + kPiece - 1) / kPiece;
   std::vector<uint8_t> digests(pieces * 32);
   auto work = [&](size_t from, size_t to) {
     for (size_t i = from; i < to; ++i) {
-      const size_t len = std::min(kPiece, n - i * kPiece);
+      const size_t len = size_t(std::min<uint64_t>(kPiece, n - i * kPiece));
       SHA256(p + i * kPiece, len, digests.data() + i * 32);
     }
   };
@@ -89,6 +98,92 @@ std::array<uint8_t, 32> tree_digest(const uint8_t* p, size_t n) {
   std::array<uint8_t, 32> d{};
   SHA256(digests.data(), digests.size(), d.data());
   return d;
+}
+
+void write_job(ByteWriter& w, const Journal& j) {  // container size .. the parts
+  w.u64le(j.container_size);
+  w.u64le(j.hotzone);
+  w.u64le(j.range_offset);
+  w.u64le(j.range_size);
+  w.u64le(j.range_first_unit);
+  w.u32le(uint32_t(j.parts.size()));
+  for (const PartRecord& p : j.parts) {
+    w.u32le(slot_code(p.slot));
+    w.u32le(p.old_format == VolumeFormat::VeraCrypt ? 1 : 2);
+    w.u32le(uint32_t(p.old_chain));
+    w.u32le(uint32_t(p.old_prf));
+    w.u32le(uint32_t(p.new_chain));
+    w.u32le(uint32_t(p.new_prf));
+    w.u64le(p.data_offset);
+    w.u64le(p.data_size);
+    w.u64le(p.first_unit);
+    for (const EncryptedHeader* h :
+         {&p.orig_primary, &p.orig_backup, &p.marked_primary, &p.marked_backup, &p.final_primary, &p.final_backup})
+      w.bytes(h->data(), h->size());
+  }
+}
+
+void read_job(ByteReader& r, Journal& j) {
+  j.container_size = r.u64le();
+  j.hotzone = r.u64le();
+  j.range_offset = r.u64le();
+  j.range_size = r.u64le();
+  j.range_first_unit = r.u64le();
+  const uint32_t nparts = r.u32le();
+  if (nparts < 1 || nparts > 2) throw Error(ErrorKind::Format, "bad volume count");
+  for (uint32_t i = 0; i < nparts; ++i) {
+    PartRecord p;
+    p.slot = slot_from(r.u32le());
+    const uint32_t fmt = r.u32le();
+    if (fmt != 1 && fmt != 2) throw Error(ErrorKind::Format, "bad volume format");
+    p.old_format = fmt == 1 ? VolumeFormat::VeraCrypt : VolumeFormat::TrueCrypt;
+    p.old_chain = chain_from(r.u32le());
+    p.old_prf = prf_from(r.u32le());
+    p.new_chain = chain_from(r.u32le());
+    p.new_prf = prf_from(r.u32le());
+    p.data_offset = r.u64le();
+    p.data_size = r.u64le();
+    p.first_unit = r.u64le();
+    for (EncryptedHeader* h : {&p.orig_primary, &p.orig_backup, &p.marked_primary, &p.marked_backup,
+                               &p.final_primary, &p.final_backup})
+      std::memcpy(h->data(), r.take(h->size()), h->size());
+    j.parts.push_back(p);
+  }
+}
+
+void write_state(ByteWriter& w, const JournalState& s) {  // sequence .. protection size
+  w.u64le(s.seq);
+  w.u32le(uint32_t(s.phase));
+  w.u64le(s.progress);
+  w.u64le(s.hot_offset);
+  w.u64le(s.hot_size);
+  w.u32le(s.has_sentinel ? 1 : 0);
+  w.bytes(s.sentinel.data(), s.sentinel.size());
+  w.u64le(s.protection_size);
+}
+
+void read_state(ByteReader& r, JournalState& s) {
+  s.seq = r.u64le();
+  const uint32_t phase = r.u32le();
+  if (phase < 1 || phase > 3) throw Error(ErrorKind::Format, "bad phase");
+  s.phase = Phase(phase);
+  s.progress = r.u64le();
+  s.hot_offset = r.u64le();
+  s.hot_size = r.u64le();
+  const uint32_t hs = r.u32le();
+  if (hs > 1) throw Error(ErrorKind::Format, "bad sentinel flag");
+  s.has_sentinel = hs == 1;
+  std::memcpy(s.sentinel.data(), r.take(32), 32);
+  s.protection_size = r.u64le();
+}
+
+constexpr size_t kSlotRecordSize = 4 + 8 + 4 + 8 + 8 + 8 + 4 + 32 + 8;  // before the MAC
+static_assert(kSlotRecordSize + kMacSize == kSlotRecordBytes);
+
+// Version 3 slot record MAC: over the fixed part, the record, and the protection's digest.
+void slot_mac(const MacKey& key, const uint8_t* fixed, size_t fixed_size, const uint8_t* record, const Digest& d,
+              uint8_t* out) {
+  hmac_sha512(key.data(), key.size(), {{fixed, fixed_size}, {record, kSlotRecordSize}, {d.data(), d.size()}}, out);
 }
 
 class FileJournalStore final : public JournalStore {
@@ -114,26 +209,47 @@ class FileJournalStore final : public JournalStore {
     return b;
   }
 
-  void store(const JournalBytes& jb) override {
+  void create(uint64_t size, const std::vector<JournalPiece>& pieces) override {
     // Commit = the rename. Before it, the new contents are durable in the temporary file; after it (and the folder
-    // fsync) the journal is the new one. A crash in between leaves the previous journal in place.
+    // fsync) the journal is the new one. A crash in between leaves the previous journal (or none) in place.
+    std::lock_guard<std::mutex> lk(mu_);
+    live_.reset();
     AtomicFile out(path_, true, wrap_, tmp_);
+    out.reserve(size);
     BlockFile& f = out.file();
-    f.write_at(0, jb.prefix.data(), jb.prefix.size());
-    if (jb.protection_size) f.write_at(jb.prefix.size(), jb.protection, jb.protection_size);
-    f.write_at(jb.prefix.size() + jb.protection_size, jb.mac.data(), jb.mac.size());
+    for (const JournalPiece& p : pieces)
+      if (p.size) f.write_at(p.offset, p.data, p.size);
     out.commit();
   }
 
+  void write_at(uint64_t offset, const uint8_t* data, size_t size) override { live().write_at(offset, data, size); }
+  void sync() override { live().sync(); }
+
   void remove() override {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      live_.reset();
+    }
     if (::unlink(path_.c_str()) != 0 && errno != ENOENT) throw_errno("cannot remove " + path_);
     ::unlink(tmp_.c_str());
     fsync_folder(folder_of(path_));
   }
 
  private:
+  // The journal file opened for writing in place (on first use after create() or on resume).
+  BlockFile& live() {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!live_) {
+      live_ = open_file(path_, OpenMode::ReadWrite);
+      if (wrap_) live_ = wrap_(std::move(live_));
+    }
+    return *live_;
+  }
+
   std::string path_, tmp_;
   FileWrapper wrap_;
+  std::mutex mu_;
+  std::unique_ptr<BlockFile> live_;
 };
 
 }  // namespace
@@ -160,37 +276,10 @@ JournalBytes serialize_journal(const Journal& j, const MacKey& key) {
   w.bytes(kMagic, 8);
   w.u32le(uint32_t(j.unit_hash));
   w.u32le(uint32_t(j.resilience));
-  w.u64le(j.container_size);
-  w.u64le(j.hotzone);
-  w.u64le(j.range_offset);
-  w.u64le(j.range_size);
-  w.u64le(j.range_first_unit);
-  w.u32le(uint32_t(j.parts.size()));
-  for (const PartRecord& p : j.parts) {
-    w.u32le(slot_code(p.slot));
-    w.u32le(p.old_format == VolumeFormat::VeraCrypt ? 1 : 2);
-    w.u32le(uint32_t(p.old_chain));
-    w.u32le(uint32_t(p.old_prf));
-    w.u32le(uint32_t(p.new_chain));
-    w.u32le(uint32_t(p.new_prf));
-    w.u64le(p.data_offset);
-    w.u64le(p.data_size);
-    w.u64le(p.first_unit);
-    for (const EncryptedHeader* h :
-         {&p.orig_primary, &p.orig_backup, &p.marked_primary, &p.marked_backup, &p.final_primary, &p.final_backup})
-      w.bytes(h->data(), h->size());
-  }
-  const JournalState& s = j.state;
-  w.u64le(s.seq);
-  w.u32le(uint32_t(s.phase));
-  w.u64le(s.progress);
-  w.u64le(s.hot_offset);
-  w.u64le(s.hot_size);
-  w.u32le(s.has_sentinel ? 1 : 0);
-  w.bytes(s.sentinel.data(), s.sentinel.size());
-  w.u64le(s.protection_size);
-  out.protection = s.protection;
-  out.protection_size = size_t(s.protection_size);
+  write_job(w, j);
+  write_state(w, j.state);
+  out.protection = j.state.protection;
+  out.protection_size = size_t(j.state.protection_size);
   const auto d = tree_digest(out.protection, out.protection_size);
   hmac_sha512(key.data(), key.size(), {{out.prefix.data(), out.prefix.size()}, {d.data(), d.size()}}, out.mac.data());
   return out;
@@ -210,44 +299,9 @@ Journal parse_journal(const std::vector<uint8_t>& bytes) {
     const uint32_t res = r.u32le();
     if (res != 1 && res != 2) throw Error(ErrorKind::Format, "bad resilience mode");
     j.resilience = Resilience(res);
-    j.container_size = r.u64le();
-    j.hotzone = r.u64le();
-    j.range_offset = r.u64le();
-    j.range_size = r.u64le();
-    j.range_first_unit = r.u64le();
-    const uint32_t nparts = r.u32le();
-    if (nparts < 1 || nparts > 2) throw Error(ErrorKind::Format, "bad volume count");
-    for (uint32_t i = 0; i < nparts; ++i) {
-      PartRecord p;
-      p.slot = slot_from(r.u32le());
-      const uint32_t fmt = r.u32le();
-      if (fmt != 1 && fmt != 2) throw Error(ErrorKind::Format, "bad volume format");
-      p.old_format = fmt == 1 ? VolumeFormat::VeraCrypt : VolumeFormat::TrueCrypt;
-      p.old_chain = chain_from(r.u32le());
-      p.old_prf = prf_from(r.u32le());
-      p.new_chain = chain_from(r.u32le());
-      p.new_prf = prf_from(r.u32le());
-      p.data_offset = r.u64le();
-      p.data_size = r.u64le();
-      p.first_unit = r.u64le();
-      for (EncryptedHeader* h : {&p.orig_primary, &p.orig_backup, &p.marked_primary, &p.marked_backup,
-                                 &p.final_primary, &p.final_backup})
-        std::memcpy(h->data(), r.take(h->size()), h->size());
-      j.parts.push_back(p);
-    }
+    read_job(r, j);
     JournalState& s = j.state;
-    s.seq = r.u64le();
-    const uint32_t phase = r.u32le();
-    if (phase < 1 || phase > 3) throw Error(ErrorKind::Format, "bad phase");
-    s.phase = Phase(phase);
-    s.progress = r.u64le();
-    s.hot_offset = r.u64le();
-    s.hot_size = r.u64le();
-    const uint32_t hs = r.u32le();
-    if (hs > 1) throw Error(ErrorKind::Format, "bad sentinel flag");
-    s.has_sentinel = hs == 1;
-    std::memcpy(s.sentinel.data(), r.take(32), 32);
-    s.protection_size = r.u64le();
+    read_state(r, s);
     if (s.protection_size != r.left()) throw Error(ErrorKind::Format, "size mismatch (truncated or extended)");
     s.protection = s.protection_size ? r.take(size_t(s.protection_size)) : nullptr;
     return j;
@@ -267,6 +321,133 @@ bool verify_journal_mac(const std::vector<uint8_t>& bytes, const Journal& parsed
   const bool ok = equal_ct(mac, bytes.data() + n, kMacSize);
   secure_wipe(mac, sizeof mac);
   return ok;
+}
+
+Digest protection_digest(const uint8_t* p, size_t n) { return tree_digest(p, n); }
+
+PieceDigest::PieceDigest(uint64_t n) : n_(n), digests_(size_t((n + kPiece - 1) / kPiece) * 32) {}
+
+void PieceDigest::add(uint64_t pos, const uint8_t* p, size_t len) {
+  if (pos % kPiece || pos + len > n_ || (len % kPiece && pos + len != n_))
+    throw Error(ErrorKind::Io, "internal: protection digest piece out of place");
+  for (size_t done = 0; done < len; done += kPiece)
+    SHA256(p + done, std::min<size_t>(kPiece, len - done), digests_.data() + (pos + done) / kPiece * 32);
+}
+
+Digest PieceDigest::finish() const {
+  Digest d{};
+  SHA256(digests_.data(), digests_.size(), d.data());
+  return d;
+}
+
+JournalFixed serialize_fixed(const Journal& j) {
+  JournalFixed f;
+  ByteWriter w(f.bytes);
+  w.bytes(kMagic, 8);
+  w.u32le(kSlotJournalVersion);
+  w.u32le(uint32_t(j.unit_hash));
+  w.u32le(uint32_t(j.resilience));
+  write_job(w, j);
+  f.layout.record_area = kSlotAlign;
+  f.layout.capacity = round_up(max_protection(j.resilience, j.hotzone), kSlotAlign);
+  w.u64le(f.layout.record_area);
+  w.u64le(f.layout.capacity);
+  f.layout.fixed_size = round_up(f.bytes.size(), kSlotAlign);
+  f.bytes.resize(size_t(f.layout.fixed_size), 0);
+  return f;
+}
+
+std::vector<uint8_t> serialize_slot(const JournalFixed& fixed, unsigned slot, const JournalState& s, const Digest& d,
+                                    const MacKey& key) {
+  std::vector<uint8_t> rec;
+  ByteWriter w(rec);
+  w.u32le(slot);
+  write_state(w, s);
+  rec.resize(kSlotRecordSize + kMacSize);
+  slot_mac(key, fixed.bytes.data(), fixed.bytes.size(), rec.data(), d, rec.data() + kSlotRecordSize);
+  return rec;
+}
+
+namespace {
+
+LoadedJournal parse_slot_journal(const std::vector<uint8_t>& bytes) {
+  LoadedJournal lj;
+  lj.version = kSlotJournalVersion;
+  ByteReader r(bytes.data(), bytes.size());
+  r.take(12);
+  Journal& j = lj.job;
+  const uint32_t uh = r.u32le();
+  if (uh != uint32_t(UnitHash::Sha256_128) && uh != uint32_t(UnitHash::Xxh3_128))
+    throw Error(ErrorKind::Format, "bad checksum hash");
+  j.unit_hash = UnitHash(uh);
+  const uint32_t res = r.u32le();
+  if (res != 1 && res != 2) throw Error(ErrorKind::Format, "bad resilience mode");
+  j.resilience = Resilience(res);
+  read_job(r, j);
+  if (j.hotzone > (uint64_t(1) << 30)) throw Error(ErrorKind::Format, "bad hot-zone size");
+  JournalLayout& L = lj.layout;
+  L.record_area = r.u64le();
+  L.capacity = r.u64le();
+  L.fixed_size = round_up(bytes.size() - r.left(), kSlotAlign);
+  if (L.record_area != kSlotAlign || L.capacity != round_up(max_protection(j.resilience, j.hotzone), kSlotAlign))
+    throw Error(ErrorKind::Format, "bad slot layout");
+  if (bytes.size() != L.file_size()) throw Error(ErrorKind::Format, "size mismatch (truncated or extended)");
+  // A slot whose record does not parse (torn, never written) is no candidate; the other may still be.
+  for (unsigned s = 0; s < 2; ++s) {
+    try {
+      ByteReader rr(bytes.data() + L.slot_offset(s), kSlotRecordSize);
+      if (rr.u32le() != s) continue;
+      JournalSlot js;
+      js.index = s;
+      read_state(rr, js.state);
+      if (js.state.protection_size > L.capacity) continue;
+      js.state.protection = js.state.protection_size ? bytes.data() + L.protection_offset(s) : nullptr;
+      lj.slots.push_back(js);
+    } catch (const Error&) {
+    }
+  }
+  if (lj.slots.empty()) throw Error(ErrorKind::Format, "neither slot holds a readable state");
+  j.state = lj.slots[0].state;
+  return lj;
+}
+
+}  // namespace
+
+LoadedJournal parse_journal_file(const std::vector<uint8_t>& bytes) {
+  if (bytes.size() >= 12 && std::memcmp(bytes.data(), kMagic, 8) == 0 &&
+      bytes[8] == kSlotJournalVersion && bytes[9] == 0 && bytes[10] == 0 && bytes[11] == 0) {
+    try {
+      return parse_slot_journal(bytes);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::Format, std::string("damaged re-encryption journal: ") + e.what());
+    }
+  }
+  LoadedJournal lj;
+  lj.job = parse_journal(bytes);
+  lj.version = uint32_t(lj.job.unit_hash);
+  lj.slots.push_back(JournalSlot{0, lj.job.state});
+  return lj;
+}
+
+std::optional<JournalSlot> newest_authentic_slot(const std::vector<uint8_t>& bytes, const LoadedJournal& lj,
+                                                 const MacKey& key) {
+  if (lj.version != kSlotJournalVersion) {
+    Journal j = lj.job;
+    j.state = lj.slots.at(0).state;
+    if (!verify_journal_mac(bytes, j, key)) return std::nullopt;
+    return lj.slots[0];
+  }
+  std::optional<JournalSlot> best;
+  for (const JournalSlot& js : lj.slots) {
+    const uint8_t* rec = bytes.data() + lj.layout.slot_offset(js.index);
+    const Digest d = tree_digest(js.state.protection, size_t(js.state.protection_size));
+    uint8_t mac[kMacSize];
+    slot_mac(key, bytes.data(), size_t(lj.layout.fixed_size), rec, d, mac);
+    const bool ok = equal_ct(mac, rec + kSlotRecordSize, kMacSize);
+    secure_wipe(mac, sizeof mac);
+    if (ok && (!best || js.state.seq > best->state.seq)) best = js;
+  }
+  return best;
 }
 
 void validate_journal(const Journal& j) {
@@ -312,9 +493,8 @@ std::string journal_path_for(const std::string& volume, const std::string& dir) 
 }
 
 uint64_t max_journal_size(Resilience r, uint64_t hotzone, size_t parts) {
-  const uint64_t fixed = 128 + parts * (64 + 6 * kHeaderSize) + 128 + kMacSize;
-  const uint64_t prot = r == Resilience::Checksum ? hotzone / kDataUnitSize * kChecksumEntrySize : hotzone;
-  return fixed + prot;
+  const uint64_t fixed = round_up(128 + parts * (64 + 6 * kHeaderSize) + 128, kSlotAlign);
+  return fixed + 2 * (kSlotAlign + round_up(max_protection(r, hotzone), kSlotAlign));
 }
 
 }  // namespace warpvol::reenc

@@ -125,7 +125,10 @@ struct Job::Impl {
   int lock_fd = -1;
   std::unique_ptr<JournalStore> store;
   std::vector<uint8_t> loaded;  // the journal as read (resume): state.protection points into it
+  uint32_t loaded_version = 0;  // its format version (1, 2: rewritten as version 3 before anything else)
   Journal j;
+  JournalFixed fixed;           // the journal's fixed part and slot layout
+  unsigned active = 0;          // the slot holding the newest committed state; the next commit goes to the other
   MacKey mac{};
   std::vector<Part> parts;
   bool resuming = false;
@@ -180,7 +183,7 @@ struct Job::Impl {
     struct statvfs vfs;
     if (::statvfs(dir.c_str(), &vfs) != 0) throw_errno("journal folder " + dir);
     if (vfs.f_flag & ST_RDONLY) throw Error(ErrorKind::Io, "journal folder " + dir + " is on a read-only filesystem");
-    const uint64_t need = 2 * max_journal_size(j.resilience, j.hotzone, j.parts.size()) + (1 << 20);
+    const uint64_t need = max_journal_size(j.resilience, j.hotzone, j.parts.size()) + (1 << 20);
     const uint64_t avail = uint64_t(vfs.f_bavail) * uint64_t(vfs.f_frsize);
     if (avail + existing < need)
       throw Error(ErrorKind::Io, "not enough free space in " + dir + " for the re-encryption journal: need " +
@@ -385,11 +388,14 @@ struct Job::Impl {
     resuming = true;
     on_disk = true;
     const std::string refused = "refusing to resume the re-encryption of " + path + " (nothing was changed): ";
+    LoadedJournal lj;
     try {
-      j = parse_journal(loaded);
+      lj = parse_journal_file(loaded);
     } catch (const Error& e) {
       throw Error(ErrorKind::Format, refused + journal_path + ": " + e.what());
     }
+    j = lj.job;
+    loaded_version = lj.version;
     if (j.parts.size() == 2 && !req.hidden)
       throw Error(ErrorKind::Usage, path + ": the interrupted job re-encrypts the outer and the hidden volume: give "
                                            "the hidden volume's credentials too (--hidden-password-stdin/-fd, "
@@ -430,9 +436,17 @@ struct Job::Impl {
         throw Error(ErrorKind::Format, refused + journal_path + " is inconsistent (data area)");
     }
     compute_mac_key();
-    if (!verify_journal_mac(loaded, j, mac))
+    // The newest authentic state (version 3: of the two slots; a slot torn or half written fails its MAC).
+    const auto chosen = newest_authentic_slot(loaded, lj, mac);
+    if (!chosen)
       throw Error(ErrorKind::Format, refused + journal_path + " fails authentication: it was modified, truncated, or "
                                                              "belongs to another container or job");
+    j.state = chosen->state;
+    active = chosen->index;
+    fixed = serialize_fixed(j);
+    if (loaded_version == kSlotJournalVersion &&
+        !std::equal(fixed.bytes.begin(), fixed.bytes.end(), loaded.begin()))
+      throw Error(ErrorKind::Format, refused + journal_path + " is inconsistent (fixed part)");
     try {
       validate_journal(j);
     } catch (const Error& e) {
@@ -481,18 +495,39 @@ struct Job::Impl {
     if (opt.resilience != j.resilience || opt.hotzone != j.hotzone)
       notice(path + ": resuming with the journal's settings (" + std::string(resilience_name(j.resilience)) +
              " resilience, " + mib(j.hotzone) + " hot zones)");
-    check_journal_folder(loaded.size());
+    check_journal_folder(loaded_version == kSlotJournalVersion ? loaded.size() : 0);
   }
 
   // ---- the protocol ----
 
-  // Stores the journal with `s` as its state (a commit or safe point when it returns).
-  void commit(JournalState s) {
-    s.seq = j.state.seq + 1;
+  // J0, and the rewrite of a resumed journal of format version 1 or 2: a new two-slot journal whose slot 0 holds
+  // `s` (protection included) replaces any journal atomically (temporary file, fsync, rename, fsync folder).
+  void create_journal(const JournalState& s) {
+    fixed = serialize_fixed(j);
+    const JournalLayout& L = fixed.layout;
+    const auto rec = serialize_slot(fixed, 0, s, protection_digest(s.protection, size_t(s.protection_size)), mac);
+    store->create(L.file_size(), {{0, fixed.bytes.data(), fixed.bytes.size()},
+                                  {L.slot_offset(0), rec.data(), rec.size()},
+                                  {L.protection_offset(0), s.protection, size_t(s.protection_size)}});
     j.state = s;
-    store->store(serialize_journal(j, mac));
+    active = 0;
     on_disk = true;
   }
+
+  // Commits `s`, whose protection (digest d) is already in the other slot's region (written by P_k; none for S
+  // and F1): its record goes into the slot that does not hold the newest committed state, then fsync. A commit or
+  // safe point when it returns; until then the previous state stays whole in the active slot.
+  void commit(JournalState s, const Digest& d) {
+    s.seq = j.state.seq + 1;
+    s.protection = nullptr;
+    const unsigned slot = 1 - active;
+    const auto rec = serialize_slot(fixed, slot, s, d, mac);
+    store->write_at(fixed.layout.slot_offset(slot), rec.data(), rec.size());
+    store->sync();
+    j.state = s;
+    active = slot;
+  }
+  void commit(JournalState s) { commit(s, protection_digest(nullptr, 0)); }
 
   void mark_headers() {  // M
     for (const Part& p : parts) rewrite_header_pair(*file, p.rec.slot, p.rec.marked_primary, p.rec.marked_backup);
@@ -547,11 +582,21 @@ struct Job::Impl {
   struct Zone {
     uint64_t off = 0, len = 0;
     IoBuffer data;              // new ciphertext once prepared (the engine's buffer: see prepare_zone)
-    std::vector<uint8_t> prot;  // checksum entries, or the old ciphertext (journal mode)
+    std::vector<uint8_t> prot;  // checksum entries (journal mode: the old ciphertext goes straight to the journal)
+    uint64_t prot_size = 0;     // bytes of protection written into the slot
+    Digest digest{};            // of the protection
     JournalState sentinel;      // only has_sentinel/sentinel used
   };
 
-  void prepare_zone(Zone& z, uint64_t off) {  // P_k
+  // P_k: reads zone [off, ...), re-encrypts it in memory, and writes its protection into the protection region of
+  // journal slot `slot`. That slot may still hold the newest committed state when P_k starts: every write into it
+  // waits for `slot_free` (ready once the commit that supersedes that state returned; none: free already).
+  void prepare_zone(Zone& z, uint64_t off, unsigned slot, const std::shared_future<void>& slot_free = {}) {
+    auto wait_free = [&slot_free] {
+      if (!slot_free.valid()) return;
+      const std::shared_future<void> own = slot_free;  // a copy per thread
+      own.get();                                       // rethrows when that commit failed
+    };
     z.off = off;
     z.len = std::min(j.hotzone, j.range_size - off);
     const Part& p0 = parts[0];
@@ -561,7 +606,10 @@ struct Job::Impl {
     if (z.data.size() < z.len) z.data = opt.engine->io_buffer_for(size_t(z.len), *p0.old_key, p0.new_key.get());
     const size_t nunits = size_t(z.len / kDataUnitSize);
     const bool journal = j.resilience == Resilience::Journal;
-    z.prot.resize(journal ? size_t(z.len) : nunits * kChecksumEntrySize);
+    const uint64_t prot_at = fixed.layout.protection_offset(slot);
+    if (!journal) z.prot.resize(nunits * kChecksumEntrySize);
+    z.prot_size = journal ? z.len : nunits * kChecksumEntrySize;
+    PieceDigest digest(journal ? z.len : 0);
     // The zone goes through the job pipeline in pieces: several readers, the engine's callers, and each piece's
     // checksums on its reader's thread, so reading, re-encrypting and hashing overlap.
     StreamOptions so;
@@ -579,9 +627,11 @@ struct Job::Impl {
       auto t0 = StageTimes::Clock::now();
       rfile->read_at(j.range_offset + off + pos, buf, len);
       StageTimes::add(times.read, t0);
-      if (journal) {
+      if (journal) {  // the old ciphertext into the slot, before the engine overwrites it in place
+        wait_free();
         t0 = StageTimes::Clock::now();
-        std::memcpy(z.prot.data() + pos, buf, len);
+        store->write_at(prot_at + pos, buf, len);
+        digest.add(pos, buf, len);
         StageTimes::add(times.protect, t0);
       }
     };
@@ -592,6 +642,15 @@ struct Job::Impl {
       StageTimes::add(times.protect, t0);
     };
     stream_area(z.len, source, t, sink, so);
+    if (journal) {
+      z.digest = digest.finish();
+    } else {
+      wait_free();
+      const auto t0 = StageTimes::Clock::now();
+      store->write_at(prot_at, z.prot.data(), z.prot.size());
+      z.digest = protection_digest(z.prot.data(), z.prot.size());
+      StageTimes::add(times.protect, t0);
+    }
     sentinel_from(*rfile, off + z.len, z.sentinel);
   }
 
@@ -674,14 +733,10 @@ struct Job::Impl {
       }
     } join{next};
     int cur = 0;
-    prepare_zone(zones[0], off);
+    prepare_zone(zones[0], off, 1 - active);
     while (off < j.range_size) {
       Zone& z = zones[cur];
       const uint64_t noff = off + z.len;
-      if (noff < j.range_size) {
-        Zone* nz = &zones[1 - cur];
-        next = std::async(std::launch::async, [this, nz, noff] { prepare_zone(*nz, noff); });
-      }
       JournalState s;
       s.phase = Phase::Data;
       s.progress = off;
@@ -689,10 +744,27 @@ struct Job::Impl {
       s.hot_size = z.len;
       s.has_sentinel = z.sentinel.has_sentinel;
       s.sentinel = z.sentinel.sentinel;
-      s.protection = z.prot.data();
-      s.protection_size = z.prot.size();
+      s.protection_size = z.prot_size;
+      std::promise<void> committed;
+      if (noff < j.range_size) {
+        // P_{k+1} overlaps Z_k and W_k. Its protection goes into the slot that Z_k supersedes (the active one now),
+        // and only once Z_k returned: until then that slot holds the newest committed state.
+        Zone* nz = &zones[1 - cur];
+        const unsigned slot = active;
+        std::shared_future<void> slot_free = committed.get_future().share();
+        next = std::async(std::launch::async,
+                          [this, nz, noff, slot, slot_free] { prepare_zone(*nz, noff, slot, slot_free); });
+      }
       auto t = StageTimes::Clock::now();
-      commit(s);                              // Z_k: COMMIT POINT
+      // Z_k: COMMIT POINT. Zone k-1 is durable (its fsync below, in the previous round) and zone k's protection is
+      // in the free slot's region (P_k, joined below in the previous round): its record + fsync make it the state.
+      try {
+        commit(s, z.digest);
+      } catch (...) {
+        committed.set_exception(std::current_exception());
+        throw;
+      }
+      committed.set_value();
       StageTimes::add(times.commit, t);
       t = StageTimes::Clock::now();
       write_range(off, z.data.data(), z.len);  // W_k
@@ -750,7 +822,13 @@ struct Job::Impl {
     t0 = std::chrono::steady_clock::now();
     JobResult r;
     r.resumed = resuming;
-    if (!on_disk) commit(j.state);  // J0: COMMIT POINT "job recorded"
+    if (!on_disk) {  // J0: COMMIT POINT "job recorded"
+      JournalState s = j.state;
+      s.seq = j.state.seq + 1;
+      create_journal(s);
+    } else if (loaded_version != kSlotJournalVersion) {
+      create_journal(j.state);  // the same state, as format version 3 (atomic: the old journal or the new one)
+    }
     if (j.state.phase != Phase::Finalizing) {
       report(resuming ? "recover" : "reencrypt");
       mark_headers();  // M (again, when resuming: idempotent)

@@ -9,19 +9,21 @@
 // THE PROTOCOL
 // ============================================================================================================
 // State lives in two places: the container (headers + data area) and the journal file next to it (journal.h:
-// authenticated with a MAC keyed from old and new master keys, replaced atomically by write-temp / fsync / rename /
-// fsync-folder, so it is always either the previous or the next state in full). "Range" = the byte range being
+// created atomically by write-temp / fsync / rename / fsync-folder, then two slots rewritten in place alternately,
+// each authenticated on its own with a MAC keyed from old and new master keys; the state is the authentic slot
+// with the highest sequence number, and a commit only ever writes the slot that does not hold it, the "free slot",
+// so the newest committed state stays whole until the next commit is durable). "Range" = the byte range being
 // processed: the data area of the volume (for an outer + hidden pair: the outer's, the hidden's sub-range using
 // the hidden volume's keys). Units below `progress` hold new ciphertext, units at or after the hot zone's end
 // hold old ciphertext, units inside the committed hot zone may hold either (or, after a torn write, neither).
 //
 // PRE-FLIGHT (Job::prepare, nothing is written): container opened read-write and flock()ed, old credentials
 //   verified (header opened), hidden volume rules applied, new master keys drawn, all new headers built and
-//   sealed (every KDF runs here), journal folder writable with room for two journals, first unit's ciphertext
-//   hashed (sentinel). A batch prepares every container before the first byte is written anywhere.
+//   sealed (every KDF runs here), journal folder writable with room for the journal (two slots), first unit's
+//   ciphertext hashed (sentinel). A batch prepares every container before the first byte is written anywhere.
 //
-// J0  COMMIT POINT "job recorded": journal {phase Marking, progress 0} stored (temp + fsync + rename + fsync dir).
-//     Before J0 nothing was written; after it, a crash leaves a journal that resumes the job.
+// J0  COMMIT POINT "job recorded": journal created with slot 0 = {phase Marking, progress 0} (temp + fsync +
+//     rename + fsync dir). Before J0 nothing was written; after it, a crash leaves a journal that resumes the job.
 // M   MARK: for each volume, rewrite_header_pair(marked primary, marked backup): backup slot first, fsync, then
 //     the primary slot, fsync (header_writer.h). The marked primary is the OLD header (old credentials, fresh
 //     salt) and the marked backup the NEW header (new credentials), both with required program version
@@ -30,23 +32,34 @@
 // For each hot zone k = [a, b) of the range (at most hotzone bytes):
 //   P_k  read the old ciphertext of [a, b); re-encrypt it in memory; protection = checksum: per 512-byte unit
 //        a 128-bit hash of its NEW ciphertext (journal.h, UnitHash) | journal: a copy of the OLD ciphertext;
-//        sentinel = SHA-256 of the old ciphertext of the unit at b. (Pipelined: P_{k+1} runs while zone k is being
-//        written; within P_k, pieces are read, re-encrypted and hashed in parallel: core/job/stream.h.)
-//   Z_k  COMMIT POINT k (= SAFE POINT of zone k-1): journal {phase Data, progress a, hot zone [a, b), protection,
-//        sentinel} stored (fsync temp, rename, fsync dir). Only now may [a, b) be overwritten.
+//        written into the free slot's protection region (not synced yet) and its digest computed;
+//        sentinel = SHA-256 of the old ciphertext of the unit at b. P_k runs beside Z_{k-1} and W_{k-1}; its
+//        writes into the free slot wait until Z_{k-1} returned (before that, the slot P_k writes holds the newest
+//        committed state). So the protection copy overlaps the data writes (a different file, which the file
+//        system does not serialise with the container's). Within P_k, pieces are read, re-encrypted and hashed
+//        in parallel: core/job/stream.h.
+//   Z_k  COMMIT POINT k (= SAFE POINT of zone k-1): after W_{k-1}'s fsync and the end of P_k, the free slot's
+//        record {phase Data, progress a, hot zone [a, b), sentinel, protection size, MAC over the fixed part,
+//        the record and the protection's digest} written, journal fsync()ed (which makes P_k's protection
+//        durable with it). That slot becomes the active one. Only now may [a, b) be overwritten. A crash before
+//        the fsync returns leaves that slot either whole (Z_k) or failing its MAC (record or protection torn or
+//        half written), and then the active slot still holds Z_{k-1}, whole.
 //   W_k  write the new ciphertext of [a, b), fsync the container. Zone k is durable.
-//   SIGINT/SIGTERM are honoured here: S = SAFE POINT journal {progress b, no hot zone} stored, then exit
-//   Error(Interrupted) (exit code 6).
-// F1  SAFE POINT "all data new": journal {phase Finalizing, progress = range size} stored.
+//   SIGINT/SIGTERM are honoured here: S = SAFE POINT {progress b, no hot zone} committed into the free slot
+//   (after P_{k+1} ended), then exit Error(Interrupted) (exit code 6).
+// F1  SAFE POINT "all data new": {phase Finalizing, progress = range size} committed into the free slot.
 // F2  for each volume rewrite_header_pair(final primary, final backup) (backup first, fsync, primary, fsync).
 // F3  journal removed (unlink, fsync dir). Done: an ordinary VeraCrypt container.
 //
 // RECOVERY (resume; the same command again, or with --resume): the journal is parsed, both header copies in it
-// are decrypted with the old and new credentials the user gives, the MAC is verified (refused otherwise: nothing is
-// touched), then the journal is bound to this container: same size, at least one header slot holding one of the
-// journal's own headers for its phase (Marking: original or marked, Data: marked, Finalizing: marked or final; the
-// salts make these unique to this job), and the sentinel unit still holding the old ciphertext recorded (a stale
-// journal of an earlier point of the same job is refused instead of re-encrypting new ciphertext twice). Then:
+// are decrypted with the old and new credentials the user gives, each slot's MAC is verified and the authentic
+// slot with the highest sequence number is the state (none authentic: refused, nothing is touched); a journal of
+// format version 1 or 2 (one record, written by earlier versions) is rewritten as version 3 holding the same state
+// (atomically, temp + rename) before anything else is written. Then the journal is bound to this container: same
+// size, at least one header slot holding one of the journal's own headers for its phase (Marking: original or
+// marked, Data: marked, Finalizing: marked or final; the salts make these unique to this job), and the sentinel
+// unit still holding the old ciphertext recorded (a stale journal of an earlier point of the same job is refused
+// instead of re-encrypting new ciphertext twice). Then:
 //   Marking    -> M again (idempotent), continue with zone 0.
 //   Data       -> M again (idempotent); the hot zone [a, b) is repaired:
 //                   journal mode: the old ciphertext copy is re-encrypted and written over [a, b) (whatever is on

@@ -1,4 +1,5 @@
-// The re-encryption journal reader: parse_journal (structure), verify_journal_mac (authentication) and
+// The re-encryption journal reader: parse_journal_file and newest_authentic_slot (every format version, as resume
+// reads it), and for the single-record format parse_journal (structure), verify_journal_mac (authentication) and
 // validate_journal (semantics), on the whole file as bytes. The MAC key is the one make_corpus.cpp signed the
 // seed journals with, so unmodified seeds authenticate and mutations of them reach the semantic checks.
 //
@@ -17,6 +18,13 @@ using namespace warpvol;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const reenc::MacKey key = fuzz::journal_fuzz_mac_key();
   const std::vector<uint8_t> bytes(data, data + size);
+  // The reader of every format version (resume's): Format errors only, and a chosen state is one of the slots.
+  try {
+    const reenc::LoadedJournal lj = reenc::parse_journal_file(bytes);
+    const auto chosen = reenc::newest_authentic_slot(bytes, lj, key);
+    WARPVOL_FUZZ_CHECK(!chosen || chosen->index < 2, "newest_authentic_slot chose a slot that does not exist");
+  } catch (const Error&) {
+  }
   reenc::Journal j;
   try {
     j = reenc::parse_journal(bytes);

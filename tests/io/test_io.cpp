@@ -467,6 +467,91 @@ TEST_CASE("io: a re-encryption journal written before the shared serialiser stil
   }
 }
 
+TEST_CASE("io: a two-slot re-encryption journal (format version 3): each slot on its own, the newest authentic wins",
+          "[io][reencrypt]") {
+  std::vector<uint8_t> prot;
+  const reenc::Journal j = fixture_journal(prot);
+  const reenc::MacKey key = fixture_mac_key();
+  const reenc::JournalFixed fixed = reenc::serialize_fixed(j);
+  const reenc::JournalLayout& L = fixed.layout;
+  REQUIRE(L.fixed_size % 4096 == 0);
+  REQUIRE(L.capacity >= prot.size());
+  std::vector<uint8_t> file(size_t(L.file_size()), 0);
+  std::copy(fixed.bytes.begin(), fixed.bytes.end(), file.begin());
+  // Slot 0: the fixture's state (a hot zone with checksum entries), sequence 5. Slot 1: a safe point after it.
+  reenc::JournalState s0 = j.state, s1;
+  s0.seq = 5;
+  s1.seq = 6;
+  s1.phase = reenc::Phase::Data;
+  s1.progress = s1.hot_offset = s0.hot_offset + s0.hot_size;
+  s1.has_sentinel = true;
+  std::copy(prot.begin(), prot.end(), file.begin() + long(L.protection_offset(0)));
+  auto put = [&](std::vector<uint8_t>& f, unsigned slot, const reenc::JournalState& st, const reenc::Digest& d) {
+    const auto rec = reenc::serialize_slot(fixed, slot, st, d, key);
+    REQUIRE(rec.size() == reenc::kSlotRecordBytes);
+    std::copy(rec.begin(), rec.end(), f.begin() + long(L.slot_offset(slot)));
+  };
+  put(file, 0, s0, reenc::protection_digest(prot.data(), prot.size()));
+  put(file, 1, s1, reenc::protection_digest(nullptr, 0));
+
+  const reenc::LoadedJournal lj = reenc::parse_journal_file(file);
+  CHECK(lj.version == reenc::kSlotJournalVersion);
+  CHECK(lj.job.unit_hash == j.unit_hash);
+  CHECK(lj.job.range_size == j.range_size);
+  REQUIRE(lj.job.parts.size() == 2);
+  CHECK(lj.job.parts[1].final_backup == j.parts[1].final_backup);
+  REQUIRE(lj.slots.size() == 2);
+  auto newest = reenc::newest_authentic_slot(file, lj, key);
+  REQUIRE(newest);
+  CHECK(newest->index == 1);
+  CHECK(newest->state.seq == 6);
+  CHECK(newest->state.progress == s1.progress);
+
+  // Another key authenticates nothing.
+  reenc::MacKey other = key;
+  other[0] ^= 1;
+  CHECK_FALSE(reenc::newest_authentic_slot(file, lj, other));
+
+  // Slot 1's record torn: slot 0 holds the state, with its protection.
+  auto torn = file;
+  torn[size_t(L.slot_offset(1)) + 20] ^= 0x40;
+  auto lt = reenc::parse_journal_file(torn);
+  newest = reenc::newest_authentic_slot(torn, lt, key);
+  REQUIRE(newest);
+  CHECK(newest->index == 0);
+  CHECK(newest->state.seq == 5);
+  REQUIRE(newest->state.protection_size == prot.size());
+  CHECK(std::memcmp(newest->state.protection, prot.data(), prot.size()) == 0);
+  // ... and slot 0's protection half overwritten too: nothing authentic.
+  torn[size_t(L.protection_offset(0)) + prot.size() / 2] ^= 1;
+  lt = reenc::parse_journal_file(torn);
+  CHECK_FALSE(reenc::newest_authentic_slot(torn, lt, key));
+  // The fixed part is under every slot's MAC.
+  auto fixed_flip = file;
+  fixed_flip[200] ^= 1;
+  try {
+    lt = reenc::parse_journal_file(fixed_flip);
+    CHECK_FALSE(reenc::newest_authentic_slot(fixed_flip, lt, key));
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Format);
+  }
+  // A record that does not parse is no candidate; with neither, the file is refused.
+  auto garbage = file;
+  std::fill_n(garbage.begin() + long(L.slot_offset(1)), 16, uint8_t(0xff));
+  CHECK(reenc::parse_journal_file(garbage).slots.size() == 1);
+  std::fill_n(garbage.begin() + long(L.slot_offset(0)), 16, uint8_t(0xff));
+  CHECK_THROWS_AS(reenc::parse_journal_file(garbage), Error);
+  // Exact size only; cut anywhere: a Format error, never a read past the buffer.
+  auto longer = file;
+  longer.push_back(0);
+  CHECK_THROWS_AS(reenc::parse_journal_file(longer), Error);
+  for (size_t n : {size_t(0), size_t(8), size_t(12), size_t(100), size_t(L.fixed_size), size_t(L.slot_offset(1)) + 10,
+                   file.size() - 1}) {
+    std::vector<uint8_t> cut(file.begin(), file.begin() + long(n));
+    CHECK_THROWS_AS(reenc::parse_journal_file(cut), Error);
+  }
+}
+
 TEST_CASE("io: a mount spec written before the shared serialiser still parses, byte for byte", "[io][mount]") {
   const std::vector<uint8_t> old = wvtest::read_binary(fixture_path("mount_spec_v1.bin"));
   REQUIRE(old.size() > 8);
