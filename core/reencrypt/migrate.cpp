@@ -412,7 +412,7 @@ struct Migration::Impl {
     H1 = D + kNewOverhead;
     old_legacy = o.legacy.has_value();
     if (old_legacy) suite = *o.legacy;
-    old_chain = o.chain;
+    old_chain = old_legacy ? ChainId::Aes : o.chain;  // a legacy suite's header names no XTS chain
     old_prf = o.kdf.prf;
 
     if (req.next.chain) {
@@ -458,7 +458,10 @@ struct Migration::Impl {
     nc.keyfiles = req.next.keyfiles ? *req.next.keyfiles : oc.keyfiles;
     nc.pim = req.next.pim ? *req.next.pim : oc.pim;
     const LockedBytes mk = new_master_key(new_chain);
-    HeaderFields f = normal_volume_fields(H1, 512, new_chain, mk);
+    // VeraCrypt's minimum size is for creating volumes (it mounts smaller ones): the fields of the smallest, with
+    // this volume's data size.
+    HeaderFields f = normal_volume_fields(std::max(H1, kMinVolumeSize), 512, new_chain, mk);
+    f.volume_size = f.encrypted_area_length = D;
     std::memcpy(new_area.data(), f.key_area.data(), 256);
     const auto hs = build_headers(f, new_chain, new_header_kdf(new_prf, VolumeFormat::VeraCrypt, nc.pim),
                                   header_kdf_password(nc, VolumeFormat::VeraCrypt), 2);
@@ -590,7 +593,7 @@ struct Migration::Impl {
     c.file->sync();
   }
 
-  // Puts the file back as it was before C0 after a failure in G or M (not a crash: the journal resumes those).
+  // Puts the file back as it was before C0 after a failure in M or G (not a crash: the journal resumes those).
   // Returns false when that failed too (the journal stays; resuming finishes the job).
   bool roll_back() {
     try {
@@ -710,13 +713,13 @@ struct Migration::Impl {
       if (!on_disk) commit();  // C0: COMMIT POINT "migration recorded"
       report(resuming ? "recover" : "migrate");
       try {
-        grow();  // G
         EncryptedHeader at0;
         c.file->read_at(0, at0.data(), kHeaderSize);
         if (at0 != marked) {
           write_header(*c.file, 0, marked);  // M
           c.file->sync();
         }
+        grow();  // G
       } catch (const Error& e) {
         if (roll_back())
           throw Error(e.kind(), std::string(e.what()) + " (" + path + " is as it was: nothing was migrated)");

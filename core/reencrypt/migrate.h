@@ -33,11 +33,13 @@
 //   survive), new chain and PRF, new master keys, the final VeraCrypt headers and the marked legacy header built
 //   (every KDF runs here), free space for the growth and the journal checked.
 // C0  COMMIT POINT "migration recorded": journal {phase Grow, done = D} stored. Before C0 nothing was written.
-// G   grow the file to H1 = D + 262144 (fallocate, else ftruncate), fsync.
+//     (C0 is the first commit point: a journal exists from here on, and resuming finishes the job.)
 // M   mark: the legacy header at 0 is replaced by the same header (same salt, keys and credentials) whose required
 //     program version is kReencryptMarkerVersion (marker.h): TrueCrypt, VeraCrypt and warpvol refuse to mount the
-//     half-moved volume (warpvol names `reencrypt --resume`). fsync.
-//     A failure (not a crash) in G or M is rolled back: original header rewritten, file truncated to H0, journal
+//     half-moved volume (warpvol names `reencrypt --resume`). fsync. (Before G: a V1 volume's size is the file's, so
+//     a grown file must never open as the legacy volume.)
+// G   grow the file to H1 = D + 262144 (fallocate, else ftruncate), fsync.
+//     A failure (not a crash) in M or G is rolled back: original header rewritten, file truncated to H0, journal
 //     removed: the file is as it was, size included.
 // C1  COMMIT POINT "grown and marked": journal {phase Move, done = D}.
 // For each segment k = [a, b), b = done, a = max(0, b - segment size):
@@ -58,7 +60,7 @@
 // primary header with the new ones (KDF parameters from the PRF ids and the PIM, never from numbers in the file),
 // the MAC verified (refused otherwise, nothing touched), then bound to this container (size H0..H1 in phase Grow,
 // H1 after; the header at 0 one of the journal's own for its phase; the sentinel). Then:
-//   Grow     -> G, M, C1 again (idempotent) and on;
+//   Grow     -> M, G, C1 again (idempotent) and on;
 //   Move     -> (journal mode, hot segment) its copy re-encrypted and written over its destination, fsync; then on
 //               from the segment below `done`;
 //   Finalize -> F2, F3, F4 again (idempotent).
