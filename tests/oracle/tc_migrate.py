@@ -19,6 +19,7 @@ usage: tc_migrate.py WARPVOL_BINARY WORKDIR     exit 0 ok, 1 failure
 import hashlib
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -31,18 +32,21 @@ ORACLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vc_oracle.py"
 FAILS = []
 OLD, NEW = b"legacy password", b"the new one"
 
-# (mode, algorithm, PRF, data size): every legacy mode, both block sizes, all three PRFs of TrueCrypt 4.x.
+# (mode, algorithm, PRF, data size): every legacy mode, both block sizes, all three PRFs of TrueCrypt 4.x. Even
+# lines migrate with checksum resilience (130560-byte datashift segments: 4 to 9 here), odd ones with journal
+# resilience and 1 MiB segments (2 or 3 here, the last one short).
+MiB = 1024 * 1024
 COMBOS = [
-    ("lrw", "aes", "ripemd160", 3 * 1024 * 1024),
-    ("lrw", "blowfish", "sha1", 2 * 1024 * 1024 + 4096),
-    ("lrw", "triple-des", "whirlpool", 1024 * 1024),
-    ("lrw", "serpent-twofish-aes", "sha1", 2 * 1024 * 1024),
-    ("cbc", "aes", "whirlpool", 3 * 1024 * 1024 + 512),
-    ("cbc", "cast5", "ripemd160", 1024 * 1024),
-    ("outer-cbc", "aes-twofish-serpent", "sha1", 2 * 1024 * 1024),
-    ("outer-cbc", "serpent-aes", "whirlpool", 1024 * 1024 + 1536),
-    ("inner-cbc", "aes-blowfish", "ripemd160", 2 * 1024 * 1024),
-    ("inner-cbc", "aes-blowfish-serpent", "whirlpool", 1024 * 1024),
+    ("lrw", "aes", "ripemd160", 1 * MiB),
+    ("lrw", "blowfish", "sha1", 1 * MiB + 300 * 1024),
+    ("lrw", "triple-des", "whirlpool", 512 * 1024),
+    ("lrw", "serpent-twofish-aes", "sha1", 2 * MiB + 4096),
+    ("cbc", "aes", "whirlpool", 1 * MiB + 512),
+    ("cbc", "cast5", "ripemd160", 2 * MiB),
+    ("outer-cbc", "aes-twofish-serpent", "sha1", 600 * 1024),
+    ("outer-cbc", "serpent-aes", "whirlpool", 1 * MiB + 1536),
+    ("inner-cbc", "aes-blowfish", "ripemd160", 700 * 1024),
+    ("inner-cbc", "aes-blowfish-serpent", "whirlpool", 1 * MiB + 100 * 1024),
 ]
 
 
@@ -158,38 +162,52 @@ def open_check(binary, work, path, prf, plain, tag):
 
 
 def kills(binary, work):
-    for resilience, size in (("checksum", 12 * 1024 * 1024), ("journal", 48 * 1024 * 1024)):
-        path = os.path.join(work, "k.tc")
-        prf = "ripemd160"
-        plain, _ = tc_legacy.build(path, "aes", "lrw", prf, OLD, size + 512)
-        n_kills = runs = 0
-        while True:
+    """SIGKILL at random moments (uniform over a measured undisturbed run), each followed by the same command again;
+    a finished job starts over from the pristine legacy container until enough kills landed in a running job."""
+    prf, size = "ripemd160", 8 * MiB
+    pristine = os.path.join(work, "k-pristine.tc")
+    plain, _ = tc_legacy.build(pristine, "aes", "cbc", prf, OLD, size + 512)
+    path = os.path.join(work, "k.tc")
+    for resilience in ("checksum", "journal"):
+        shutil.copyfile(pristine, path)
+        t0 = time.monotonic()
+        r = run(binary, migrate_args(path, prf, resilience), OLD + b"\n" + NEW + b"\n")
+        duration = time.monotonic() - t0
+        check(r.returncode == 0, "%s: undisturbed run exit %d" % (resilience, r.returncode))
+        shutil.copyfile(pristine, path)
+        n_kills = runs = jobs = 0
+        while n_kills < 10 and runs < 60:
             runs += 1
             p = subprocess.Popen([binary] + migrate_args(path, prf, resilience) + ["--non-interactive"],
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             p.stdin.write(OLD + b"\n" + NEW + b"\n")
             p.stdin.close()
-            if n_kills < 8:
-                time.sleep(random.uniform(0.05, 0.8))
-                if p.poll() is None:
-                    p.send_signal(signal.SIGKILL)
-                    p.wait()
-                    n_kills += 1
-                    open_check(binary, work, path, prf, plain, "%s kill %d" % (resilience, n_kills))
-                    continue
-            rc = p.wait()
+            time.sleep(random.uniform(0.0, duration))
+            if p.poll() is None:
+                p.send_signal(signal.SIGKILL)
+                p.wait()
+                n_kills += 1
+                open_check(binary, work, path, prf, plain, "%s kill %d" % (resilience, n_kills))
+                continue
+            rc = p.returncode
             err = p.stderr.read().decode(errors="replace")
-            if rc == 2 and not os.path.exists(path + ".warpvol-reencrypt") and os.path.getsize(path) == size + 262144:
-                # The kill landed after the last step: finished (the old password no longer opens anything).
+            journal = os.path.exists(path + ".warpvol-reencrypt")
+            # rc 2: a killed run had already finished (journal gone): the old password opens nothing any more.
+            if not check(rc == 0 or (rc == 2 and not journal), "%s: run %d exit %d: %s" % (resilience, runs, rc, err)):
                 break
-            check(rc == 0, "%s: run %d exit %d: %s" % (resilience, runs, rc, err))
-            break
-        ok = check(oracle_sha(path) == hashlib.sha256(plain).hexdigest(), resilience + ": oracle after kills")
-        got, e = export_plain(binary, work, path, ["--veracrypt", "--hash", "sha512", "--pim", "1"], NEW)
-        ok &= check(got == plain, resilience + ": export after kills " + e)
-        print("ok" if ok else "FAILED", "kill -9: %s resilience, %d kills, %d runs" % (resilience, n_kills, runs),
-              flush=True)
-        os.unlink(path)
+            jobs += 1
+            ok = check(os.path.getsize(path) == size + 262144, resilience + ": size after the job")
+            ok &= check(oracle_sha(path) == hashlib.sha256(plain).hexdigest(), resilience + ": oracle after kills")
+            got, e = export_plain(binary, work, path, ["--veracrypt", "--hash", "sha512", "--pim", "1"], NEW)
+            ok &= check(got == plain, resilience + ": export after kills " + e)
+            shutil.copyfile(pristine, path)  # the next job
+        check(n_kills >= 10, "%s: only %d kills landed in %d runs" % (resilience, n_kills, runs))
+        # Finish the last job and judge it.
+        r = run(binary, migrate_args(path, prf, resilience), OLD + b"\n" + NEW + b"\n")
+        ok = check(r.returncode == 0, "%s: last run exit %d: %s" % (resilience, r.returncode, r.stderr.decode()))
+        ok &= check(oracle_sha(path) == hashlib.sha256(plain).hexdigest(), resilience + ": oracle after the last job")
+        print("ok" if ok else "FAILED", "kill -9: %s resilience (an undisturbed run %.2f s), %d kills, %d runs, "
+              "%d jobs finished" % (resilience, duration, n_kills, runs, jobs + 1), flush=True)
 
 
 def main():
