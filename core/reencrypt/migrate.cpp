@@ -384,6 +384,9 @@ struct Migration::Impl {
                          "its backup headers). " + export_import_advice(path));
     if (o.slot != SlotKind::LegacyNormal || (o.fields.flags & kFlagSystem))
       throw Error(ErrorKind::Format, path + ": system-encryption volumes are not migrated by warpvol");
+    if (o.format != VolumeFormat::TrueCrypt)  // VeraCrypt alphas of 2013 wrote V1 headers too
+      throw Error(ErrorKind::Format, path + " is a VeraCrypt volume with the V1 layout (an early VeraCrypt alpha): it "
+                                            "is not migrated in place; " + export_import_advice(path));
     if (req.hidden)
       throw Error(ErrorKind::Usage,
                   path + " is a TrueCrypt volume from before VeraCrypt's layout: a hidden volume inside it cannot be "
