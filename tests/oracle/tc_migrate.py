@@ -3,7 +3,8 @@
 VeraCrypt volumes, judged by independent readers: the containers are built and read back by tc_legacy.py (Botan 2,
 from the spec), the results opened by vc_oracle.py (hashlib + Botan 2, from the spec), never by warpvol's code.
 
-  1. Round trips, one per line of COMBOS (mode x algorithm x PRF): the spec reader reads the legacy container, warpvol
+  1. Round trips, one per line of COMBOS (mode x algorithm x PRF) and a TrueCrypt 5.x XTS volume (same V1 layout,
+     built here with Botan's XTS): the spec reader reads the legacy container, warpvol
      exports it, `warpvol reencrypt OLD.tc --new-encryption aes` migrates it (checksum and journal resilience
      alternating), then the container has the V2 size (data + 262144), vc_oracle.py's `verify` decrypts its data area
      to the same plaintext, and `warpvol export --veracrypt` gives the same bytes as the export before.
@@ -23,10 +24,13 @@ import shutil
 import signal
 import subprocess
 import sys
+import struct
 import time
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tc_legacy  # noqa: E402 (the legacy container builder and reader; exits 1 without Botan 2)
+import botan2  # noqa: E402 (tc_legacy has checked that it is there)
 
 ORACLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vc_oracle.py")
 FAILS = []
@@ -84,6 +88,48 @@ def oracle_sha(path):
     r = subprocess.run([sys.executable, ORACLE, "verify", path, "--password", NEW.decode(), "--pim", "1"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     return r.stdout.decode().strip() if r.returncode == 0 else "oracle exit %d: %s" % (r.returncode, r.stderr.decode())
+
+
+def build_tc5_xts(path, size):
+    """A TrueCrypt 5.x volume (XTS-AES, HMAC-SHA-512 with TrueCrypt's 1000 iterations) in the V1 layout: header
+    version 3 at 0 (required program version 0x0500, volume size and encrypted area at 100/108/116), data from 512
+    with data units numbered from the container's start (docs/format-spec.md §2.4, §3.3, §6). Botan 2's XTS."""
+    master, salt = os.urandom(64), os.urandom(64)
+    h = bytearray(448)
+    h[0:4] = b"TRUE"
+    struct.pack_into(">HH", h, 4, 3, 0x0500)
+    keys = master + bytes(192)
+    struct.pack_into(">I", h, 8, zlib.crc32(keys))
+    struct.pack_into(">QQQ", h, 100 - 64, size, 512, size)
+    h[192:] = keys
+    c = botan2.SymmetricCipher("AES-256/XTS", encrypt=True)
+    c.set_key(hashlib.pbkdf2_hmac("sha512", OLD, salt, 1000, 64))
+    c.start(bytes(16))
+    plain = os.urandom(size)
+    with open(path, "wb") as f:
+        f.write(salt + bytes(c.finish(bytes(h))))
+        c = botan2.SymmetricCipher("AES-256/XTS", encrypt=True)
+        c.set_key(master)
+        for i in range(0, size, 512):
+            c.start(struct.pack("<QQ", 1 + i // 512, 0))
+            f.write(bytes(c.finish(plain[i:i + 512])))
+    return plain
+
+
+def round_trips_tc5(binary, work):
+    for resilience in ("checksum", "journal"):
+        tag = "TrueCrypt 5.x xts/aes/sha512"
+        path = os.path.join(work, "x.tc")
+        size = 3 * MiB + 512
+        plain = build_tc5_xts(path, size)
+        before, err = export_plain(binary, work, path, ["--truecrypt", "--hash", "sha512"], OLD)
+        ok = check(before == plain, tag + ": export of the legacy volume differs " + err)
+        r = run(binary, migrate_args(path, "sha512", resilience), OLD + b"\n" + NEW + b"\n")
+        ok &= check(r.returncode == 0, "%s: reencrypt exit %d: %s" % (tag, r.returncode, r.stderr.decode()))
+        ok &= check(os.path.getsize(path) == size + 262144, tag + ": size %d" % os.path.getsize(path))
+        ok &= check(oracle_sha(path) == hashlib.sha256(plain).hexdigest(), tag + ": the oracle reads other data")
+        print("ok" if ok else "FAILED", "migrated", tag, resilience, flush=True)
+        os.unlink(path)
 
 
 def round_trips(binary, work):
@@ -213,10 +259,11 @@ def kills(binary, work):
 def main():
     binary, work = sys.argv[1], sys.argv[2]
     round_trips(binary, work)
+    round_trips_tc5(binary, work)
     refusals(binary, work)
     kills(binary, work)
     print("migrated in place and checked by the oracle: " +
-          ", ".join("%s/%s/%s" % (m, e, p) for m, e, p, _ in COMBOS))
+          ", ".join("%s/%s/%s" % (m, e, p) for m, e, p, _ in COMBOS) + ", TrueCrypt 5.x xts/aes/sha512")
     if FAILS:
         print("%d failure(s)" % len(FAILS))
         return 1
