@@ -303,8 +303,8 @@ struct Migration::Impl {
       encrypt_header(old_chain, hkey, h);
   }
 
-  // The legacy header `enc` decrypted with the old credentials; nullopt when it does not decrypt. `hkey_out`
-  // (kHeaderKeyMaterial bytes) receives the header key.
+  // Decrypts the legacy header `enc` with the old credentials into `plain`; false when it does not decrypt.
+  // `hkey` receives the header key (kHeaderKeyMaterial bytes).
   bool open_old_header(const EncryptedHeader& enc, const Credentials& cr, SecureBytes& plain, SecureBytes& hkey) {
     const KdfChoice kdf = kdf_for(old_prf, VolumeFormat::TrueCrypt, cr.pim);
     const LockedBytes pw = header_kdf_password(cr, VolumeFormat::TrueCrypt);
@@ -351,9 +351,9 @@ struct Migration::Impl {
     if (::fstat(c.lock_fd, &st) != 0) throw_errno(path);
     if (!S_ISREG(st.st_mode))
       throw Error(ErrorKind::Format,
-                  path + " is a TrueCrypt volume from before VeraCrypt's layout on a device, not in a file: in place, "
-                         "its data would have to move 130560 bytes further and the volume would need 261632 bytes "
-                         "more than the device has. " + export_import_advice(path));
+                  path + " is a device, not a file: migrating its TrueCrypt volume (V1 layout) in place would move the "
+                         "data 130560 bytes further and need 261632 bytes more than the device has (VeraCrypt keeps "
+                         "headers at both ends). " + export_import_advice(path));
   }
 
   void check_space(uint64_t journal_existing) const {
@@ -372,15 +372,16 @@ struct Migration::Impl {
     const uint64_t grow = phase == MPhase::Grow ? H1 - std::min(H1, c.file->size()) : 0;
     if (avail_of(vp) + journal_existing < grow + journal || avail_of(jp) + journal_existing < journal)
       throw Error(ErrorKind::Io, "not enough free space to migrate " + path + " in place: the container grows by " +
-                                     std::to_string(grow) + " bytes and the journal needs " + std::to_string(journal) + " bytes");
+                                     std::to_string(grow) + " bytes and the journal needs " +
+                                     std::to_string(journal) + " bytes");
   }
 
   void prepare_new(const VolumeRequest& req, const OpenedHeader& o) {
     require_regular_file();
     if (o.slot == SlotKind::LegacyHidden)
       throw Error(ErrorKind::Format,
-                  path + ": the credentials open a hidden volume inside a TrueCrypt volume from before VeraCrypt's "
-                         "layout; it cannot move in place (it sits against the container's end, where VeraCrypt keeps "
+                  path + ": the credentials open a hidden volume inside a TrueCrypt volume with the V1 layout; it "
+                         "cannot move in place (it sits against the container's end, where VeraCrypt keeps "
                          "its backup headers). " + export_import_advice(path));
     if (o.slot != SlotKind::LegacyNormal || (o.fields.flags & kFlagSystem))
       throw Error(ErrorKind::Format, path + ": system-encryption volumes are not migrated by warpvol");
@@ -389,14 +390,14 @@ struct Migration::Impl {
                                             "is not migrated in place; " + export_import_advice(path));
     if (req.hidden)
       throw Error(ErrorKind::Usage,
-                  path + " is a TrueCrypt volume from before VeraCrypt's layout: a hidden volume inside it cannot be "
-                         "migrated along with it (its data would have to move too). Export the hidden volume first "
-                         "(warpvol export --hidden-password ...), then migrate the outer volume with "
+                  path + " is a TrueCrypt volume with the V1 layout: a hidden volume inside it cannot be migrated "
+                         "along with it (it cannot move in place). Export the hidden volume first (warpvol export " +
+                         path + " IMAGE with the hidden volume's password), then migrate the outer volume with "
                          "--no-hidden-volume; or " + export_import_advice(path));
     if (!req.no_hidden_volume)
       throw Error(ErrorKind::Usage,
-                  path + " is a TrueCrypt volume from before VeraCrypt's layout: migrating it in place moves its whole "
-                         "data area, which DESTROYS a hidden volume inside it (a hidden volume cannot be detected "
+                  path + " is a TrueCrypt volume with the V1 layout: migrating it in place moves its whole data "
+                         "area, which DESTROYS a hidden volume inside it (a hidden volume cannot be detected "
                          "without its password, and cannot move with it). If it holds one, export the hidden volume "
                          "first; then give --no-hidden-volume to state that there is none or that you accept its loss");
     if (opt.resilience == Resilience::Journal) {
@@ -430,7 +431,8 @@ struct Migration::Impl {
     }
     if (req.next.prf) {
       if (!prf_info(*req.next.prf).veracrypt)
-        throw Error(ErrorKind::Usage, std::string(prf_info(*req.next.prf).name) + " is not available in VeraCrypt 1.26");
+        throw Error(ErrorKind::Usage,
+                    std::string(prf_info(*req.next.prf).name) + " is not available in VeraCrypt 1.26");
       new_prf = *req.next.prf;
     } else {
       new_prf = prf_info(old_prf).veracrypt ? old_prf : PrfId::Sha512;

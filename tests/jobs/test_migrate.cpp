@@ -88,7 +88,10 @@ void make_v1(const std::string& path, const Kind& k, const Credentials& c, const
     }
   };
   LockedBytes master = random_locked(256);
-  if (!k.suite) std::memset(master.data() + 2 * chain_info(k.chain).key_size(), 0, 256 - 2 * chain_info(k.chain).key_size());
+  if (!k.suite) {  // an XTS key area: the chain's keys, then zeros
+    const size_t used = 2 * chain_info(k.chain).key_size();
+    std::memset(master.data() + used, 0, 256 - used);
+  }
   std::vector<uint8_t> img = header(c, master, 0);
   std::vector<uint8_t> data = plain;
   encrypt(master, 512, data);
