@@ -400,6 +400,8 @@ struct Migration::Impl {
                          "area, which DESTROYS a hidden volume inside it (a hidden volume cannot be detected "
                          "without its password, and cannot move with it). If it holds one, export the hidden volume "
                          "first; then give --no-hidden-volume to state that there is none or that you accept its loss");
+    notice(path + ": migrating in place (--no-hidden-volume: a hidden volume inside it, if there is one, will not "
+                  "survive)");
     if (opt.resilience == Resilience::Journal) {
       mode = SegMode::Journal;
       seg = std::max(opt.hotzone, kMinJournalSegment) / kDataUnitSize * kDataUnitSize;
