@@ -447,6 +447,25 @@ TEST_CASE("migrate: tampered, foreign and stale journals are refused without tou
     write_all(jp, j);
     refused("refusing to resume");
   }
+  SECTION("journal mode: a flipped bit in the copy of the hot segment") {
+    // Fail operations one by one until the journal holds the hot segment's copy (here the whole data area).
+    for (uint64_t n = 1; n < 100; ++n) {
+      fx.reset();
+      FailGroup plan({n, FailMode::Error, true, 0});
+      JobOptions o = fx.opts(Resilience::Journal);
+      o.wrap_volume = plan.wrapper();
+      try {
+        Job::prepare(fx.req(), o)->run();
+      } catch (const Error&) {
+      }
+      if (fx.journal_exists() && std::filesystem::file_size(jp) > fx.plain.size()) break;
+    }
+    auto j = read_all(jp);
+    REQUIRE(j.size() > fx.plain.size());
+    j[j.size() - 64 - 1000] ^= 0x20;  // inside the copy (the MAC is the last 64 bytes)
+    write_all(jp, j);
+    refused("inconsistent");
+  }
   SECTION("truncated") {
     interrupted_after(2);
     auto j = read_all(jp);
