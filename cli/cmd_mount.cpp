@@ -155,7 +155,7 @@ class MountCommand final : public VolumeCommand<MountCommandRequest> {
     if (h.legacy && !req.read_only) {
       // Writing through LRW/CBC would keep data in modes nobody else reads any more: migrate instead.
       req.read_only = true;
-      ctx.message("mounting read-only: to change this volume's data, move its data into a VeraCrypt volume first ('warpvol export' + 'warpvol import')");
+      ctx.message("mounting read-only: to change this volume's data, migrate it into a VeraCrypt volume first ('warpvol reencrypt --new-encryption aes' in place, or 'warpvol export' + 'warpvol import')");
     }
     ctx.verbose_line("opened the " + std::string(slot_kind_name(h.slot)) + " volume: data area " +
                      std::to_string(h.data_size) + " bytes at offset " + std::to_string(h.data_offset));

@@ -5,7 +5,9 @@
 //   [--no-hidden-volume | --hidden-password-stdin|-fd N --hidden-keyfile K --hidden-pim N]
 //
 // Fresh master keys (always) and optionally a new chain/PRF/PIM/password/keyfiles for each container, data
-// re-encrypted in place, crash-safe and resumable (core/reencrypt/reencrypt.h has the protocol). Running the
+// re-encrypted in place, crash-safe and resumable (core/reencrypt/reencrypt.h has the protocol). A TrueCrypt volume
+// with the V1 layout (before 5.0: LRW/CBC; 5.x: XTS) is migrated in place into a VeraCrypt volume instead, its data
+// moved to VeraCrypt's layout (core/reencrypt/migrate.h); the options and the resume work the same. Running the
 // same command again continues an interrupted job; --resume-only refuses to start a new one. SIGINT/SIGTERM stop
 // at the next safe point (exit code 6). --dry-run runs only the pre-flight (each container "ready" or "failed",
 // nothing written), so that a fleet scheduler can check every container before any is touched.
@@ -390,7 +392,7 @@ class ReencryptCommand final : public Command {
   std::string name() const override { return "reencrypt"; }
   std::string summary() const override {
     return "Re-encrypt containers in place with new master keys (and optionally a new cipher, hash, password): "
-           "crash-safe, resumable, in batches";
+           "crash-safe, resumable, in batches; migrates TrueCrypt volumes from before 5.0 into VeraCrypt volumes";
   }
   std::string usage() const override {
     return "reencrypt VOLUME... [credentials] [--new-encryption CHAIN] [--new-hash PRF] [--new-pim N] "

@@ -2,6 +2,7 @@
 
 #include <cryptopp/blowfish.h>
 #include <cryptopp/cast.h>
+#include <type_traits>
 #include <cryptopp/des.h>
 
 #include <cstring>
@@ -53,8 +54,21 @@ class Narrow final : public LegacyBlockCipher {
     std::swap(b[4], b[7]);
     std::swap(b[5], b[6]);
   }
+  // Crypto++'s CAST-128 keeps scratch words in the cipher object (`mutable m_t`), so ProcessBlock on one object
+  // from several threads (an engine's threads share a prepared key) corrupts blocks: each call works on its own
+  // copy of the key schedule (a few hundred bytes, once per call of many blocks). Blowfish and DES-EDE3 keep no
+  // such state.
   template <class T>
-  static void run(const T& t, const uint8_t* in, uint8_t* out, size_t n) {
+  static void run(const T& shared, const uint8_t* in, uint8_t* out, size_t n) {
+    if constexpr (std::is_same_v<Algo, CryptoPP::CAST128>) {
+      T own(shared);
+      process(own, in, out, n);
+    } else {
+      process(shared, in, out, n);
+    }
+  }
+  template <class T>
+  static void process(const T& t, const uint8_t* in, uint8_t* out, size_t n) {
     for (size_t i = 0; i < n; ++i) {
       uint8_t b[8];
       std::memcpy(b, in + 8 * i, 8);

@@ -395,7 +395,8 @@ OpenedHeader finish(BlockFile& file, const OpenOptions& opt, const Found& f) {
                                      "version 0x0600 or later) does not exist");
     if (opt.notice)
       opt.notice("this is a TrueCrypt volume from before version 5.0 (" + o.legacy->name() +
-                 "): it opens read-only; 'warpvol export' + 'warpvol import' move its data into a VeraCrypt volume");
+                 "): it opens read-only; 'warpvol reencrypt VOLUME --new-encryption aes --no-hidden-volume' migrates "
+                 "it into a VeraCrypt volume in place");
     return o;
   }
   const size_t K = chain_info(o.chain).key_size();
@@ -410,8 +411,9 @@ OpenedHeader finish(BlockFile& file, const OpenOptions& opt, const Found& f) {
 void require_xts_volume(const OpenedHeader& h, const std::string& what) {
   if (!h.legacy) return;
   throw Error(ErrorKind::Format, what + " works on XTS volumes only; this is a TrueCrypt volume from before 5.0 (" +
-                                     h.legacy->name() + "): move its data into a VeraCrypt volume first "
-                                     "('warpvol export' + 'warpvol import')");
+                                     h.legacy->name() + "): migrate it into a VeraCrypt volume first "
+                                     "('warpvol reencrypt --new-encryption aes' in place, or 'warpvol export' + "
+                                     "'warpvol import')");
 }
 
 std::unique_ptr<BlockFile> open_volume_file(const std::string& path) {

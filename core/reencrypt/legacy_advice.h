@@ -1,6 +1,7 @@
 // What to tell the owner of a TrueCrypt volume with the V1 layout (TrueCrypt 5.x and older, the LRW/CBC ones
-// included) who asks to re-encrypt or convert it: why it cannot become a VeraCrypt volume in the same container,
-// and the two commands that get its data into one.
+// included) who asks to convert it (or to re-encrypt a hidden one): why a header rewrite cannot make it a VeraCrypt
+// volume, the in-place migration `warpvol reencrypt` does for a normal volume (core/reencrypt/migrate.h), and the
+// export + import route that always works.
 #pragma once
 #include <string>
 
@@ -8,7 +9,7 @@
 
 namespace warpvol::reenc {
 
-// One line (no trailing period issues): the reason with the sizes, then "warpvol export ... && warpvol import ...".
+// One line: the reason, then "warpvol reencrypt ..." (normal volumes) and "warpvol export ... && warpvol import ...".
 std::string v1_layout_advice(const std::string& path, const OpenedHeader& h, uint64_t container_size);
 
 }  // namespace warpvol::reenc

@@ -23,6 +23,7 @@
 #include "core/format/header_writer.h"
 #include "core/reencrypt/legacy_advice.h"
 #include "core/reencrypt/marker.h"
+#include "core/reencrypt/migrate.h"
 #include "core/reencrypt/unit_hash.h"
 #include "core/job/stream.h"
 #include "core/util/aligned_buffer.h"
@@ -133,6 +134,7 @@ struct Job::Impl {
   std::vector<Part> parts;
   bool resuming = false;
   bool on_disk = false;  // a journal exists (J0 passed)
+  std::optional<OpenedHeader> legacy;  // prepare_new opened a V1-layout volume: migrated instead (migrate.h)
   std::chrono::steady_clock::time_point t0;
   StageTimes times;
   uint64_t bytes_this_run = 0;
@@ -234,6 +236,10 @@ struct Job::Impl {
         throw Error(ErrorKind::Format, path + " is half re-encrypted, but its journal " + journal_path +
                                            " is missing (moved? give --journal-dir to where it is)");
       throw;
+    }
+    if (oh.slot == SlotKind::LegacyNormal || oh.slot == SlotKind::LegacyHidden) {
+      legacy = std::move(oh);  // Job::prepare hands the container to a Migration
+      return;
     }
     check_supported(oh, H);
     std::vector<std::pair<OpenedHeader, const OpenOptions*>> opened;
@@ -854,6 +860,7 @@ struct Job::Impl {
 };
 
 Job::Job(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Job::Job(std::unique_ptr<Migration> m) : mig_(std::move(m)) {}
 Job::~Job() = default;
 
 std::unique_ptr<Job> Job::prepare(const VolumeRequest& req, const JobOptions& opt) {
@@ -867,6 +874,13 @@ std::unique_ptr<Job> Job::prepare(const VolumeRequest& req, const JobOptions& op
   impl->store = file_journal_store(impl->journal_path, opt.wrap_journal);
   impl->open_and_lock();
   auto loaded = impl->store->load();
+  auto handoff = [&impl] {
+    OpenContainer c{std::move(impl->file), impl->lock_fd};
+    impl->lock_fd = -1;
+    return c;
+  };
+  if (loaded && is_migration_journal(*loaded))
+    return std::unique_ptr<Job>(new Job(Migration::resume(req, opt, std::move(*loaded), handoff(), impl->journal_path)));
   if (loaded) {
     impl->loaded = std::move(*loaded);
     impl->prepare_resume(req);
@@ -875,20 +889,26 @@ std::unique_ptr<Job> Job::prepare(const VolumeRequest& req, const JobOptions& op
       throw Error(ErrorKind::Usage, req.path + ": no interrupted re-encryption to resume (no journal " +
                                         impl->journal_path + ")");
     impl->prepare_new(req);
+    if (impl->legacy)
+      return std::unique_ptr<Job>(new Job(Migration::start(req, opt, *impl->legacy, handoff(), impl->journal_path)));
   }
   return std::unique_ptr<Job>(new Job(std::move(impl)));
 }
 
-const std::string& Job::path() const { return impl_->path; }
-const std::string& Job::journal_path() const { return impl_->journal_path; }
-bool Job::resuming() const { return impl_->resuming; }
-uint64_t Job::total_bytes() const { return impl_->j.range_size; }
+const std::string& Job::path() const { return mig_ ? mig_->path() : impl_->path; }
+const std::string& Job::journal_path() const { return mig_ ? mig_->journal_path() : impl_->journal_path; }
+bool Job::resuming() const { return mig_ ? mig_->resuming() : impl_->resuming; }
+uint64_t Job::total_bytes() const { return mig_ ? mig_->total_bytes() : impl_->j.range_size; }
 uint64_t Job::done_bytes() const {
+  if (mig_) return mig_->done_bytes();
   return impl_->j.state.phase == Phase::Finalizing ? impl_->j.range_size : impl_->j.state.progress;
 }
-Resilience Job::resilience() const { return impl_->j.resilience; }
+// A migration moves its data in segments no larger than the shift (migrate.h), the source of each intact until
+// it is moved: checksum resilience's guarantee without the checksums.
+Resilience Job::resilience() const { return mig_ ? Resilience::Checksum : impl_->j.resilience; }
 
 std::string Job::describe() const {
+  if (mig_) return mig_->describe();
   std::string s;
   for (size_t i = 0; i < impl_->parts.size(); ++i) {
     const PartRecord& r = impl_->parts[i].rec;
@@ -901,6 +921,6 @@ std::string Job::describe() const {
   return s + ", new master keys";
 }
 
-JobResult Job::run() { return impl_->run(); }
+JobResult Job::run() { return mig_ ? mig_->run() : impl_->run(); }
 
 }  // namespace warpvol::reenc

@@ -142,6 +142,10 @@ struct JobResult {
   bool resumed = false;
 };
 
+class Migration;
+
+// A job is a re-encryption, or the in-place migration of a V1-layout TrueCrypt volume (migrate.h) when the
+// credentials open one: prepare() decides, the rest is the same to callers.
 class Job {
  public:
   // Pre-flight; writes nothing. Resumes when a journal exists (any policy), else starts a new job
@@ -166,7 +170,9 @@ class Job {
 
  private:
   explicit Job(std::unique_ptr<Impl> impl);
+  explicit Job(std::unique_ptr<Migration> m);
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<Migration> mig_;
 };
 
 }  // namespace warpvol::reenc
