@@ -226,7 +226,10 @@ struct Migration::Impl {
     jb.protection = hot_len ? copy : nullptr;
     jb.protection_size = hot_len ? size_t(hot_len) : 0;
     jb.mac = mac_of(jb.prefix);
-    store->store(jb);
+    // The whole journal, replaced atomically (JournalStore::create): prefix, the hot segment's copy, the MAC.
+    store->create(jb.total(), {{0, jb.prefix.data(), jb.prefix.size()},
+                               {jb.prefix.size(), jb.protection, jb.protection_size},
+                               {jb.prefix.size() + jb.protection_size, jb.mac.data(), jb.mac.size()}});
     on_disk = true;
   }
 
