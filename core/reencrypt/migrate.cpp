@@ -17,6 +17,7 @@
 #include <filesystem>
 
 #include "core/format/header_writer.h"
+#include "core/reencrypt/job_support.h"
 #include "core/reencrypt/marker.h"
 #include "core/util/bytes.h"
 #include "core/util/error.h"
@@ -49,33 +50,6 @@ Sha256 sha256(const uint8_t* p, size_t n) {
 }
 
 std::string prf_name(PrfId p) { return "HMAC-" + std::string(prf_info(p).name); }
-
-std::string size_text(uint64_t n) {
-  if (n % (1 << 20) == 0) return std::to_string(n >> 20) + " MiB";
-  return std::to_string(n) + " bytes";
-}
-
-// KDF parameters from a PRF, the format and the user's PIM (never from the journal's bytes).
-KdfChoice kdf_for(PrfId prf, VolumeFormat fmt, int pim) {
-  KdfChoice k;
-  k.prf = prf;
-  if (prf == PrfId::Argon2id) {
-    k.argon2 = argon2_params(pim);
-    return k;
-  }
-  k.iterations = pbkdf2_iterations(prf, fmt, pim, false);
-  if (k.iterations == 0)
-    throw Error(ErrorKind::Usage, "no iteration count for " + std::string(prf_info(prf).name) + " with this PIM");
-  return k;
-}
-
-Credentials copy_credentials(const Credentials& c) {
-  Credentials o;
-  o.password = c.password;
-  o.keyfiles = c.keyfiles;
-  o.pim = c.pim;
-  return o;
-}
 
 // The export + import route, for what cannot move in place.
 std::string export_import_advice(const std::string& path) {
@@ -309,7 +283,7 @@ struct Migration::Impl {
   // Decrypts the legacy header `enc` with the old credentials into `plain`; false when it does not decrypt.
   // `hkey` receives the header key (kHeaderKeyMaterial bytes).
   bool open_old_header(const EncryptedHeader& enc, const Credentials& cr, SecureBytes& plain, SecureBytes& hkey) {
-    const KdfChoice kdf = kdf_for(old_prf, VolumeFormat::TrueCrypt, cr.pim);
+    const KdfChoice kdf = existing_kdf(old_prf, VolumeFormat::TrueCrypt, cr.pim);
     const LockedBytes pw = header_kdf_password(cr, VolumeFormat::TrueCrypt);
     hkey.CleanNew(kHeaderKeyMaterial);
     derive_header_key(kdf, pw, enc.data(), hkey.data(), old_key_len());
@@ -330,7 +304,7 @@ struct Migration::Impl {
   }
 
   std::optional<HeaderFields> open_new_header(const EncryptedHeader& enc, const Credentials& cr) const {
-    const KdfChoice kdf = kdf_for(new_prf, VolumeFormat::VeraCrypt, cr.pim);
+    const KdfChoice kdf = existing_kdf(new_prf, VolumeFormat::VeraCrypt, cr.pim);
     const LockedBytes pw = header_kdf_password(cr, VolumeFormat::VeraCrypt);
     SecureBytes key(kHeaderKeyMaterial);
     derive_header_key(kdf, pw, enc.data(), key.data(), 2 * chain_info(new_chain).key_size());
@@ -447,10 +421,10 @@ struct Migration::Impl {
     }
 
     // The legacy header as it is on disk, and its marked copy (the KDF is TrueCrypt's: cheap).
-    const Credentials oc = copy_credentials(req.open.credentials);
+    const Credentials oc = req.open.credentials;
     c.file->read_at(0, orig.data(), kHeaderSize);
     {
-      const KdfChoice want = kdf_for(old_prf, VolumeFormat::TrueCrypt, oc.pim);
+      const KdfChoice want = existing_kdf(old_prf, VolumeFormat::TrueCrypt, oc.pim);
       if (want.iterations != o.kdf.iterations)
         throw Error(ErrorKind::Format, path + ": unexpected KDF parameters of the TrueCrypt header");
       SecureBytes plain, hkey;
@@ -501,7 +475,7 @@ struct Migration::Impl {
     } catch (const Error& e) {
       throw Error(ErrorKind::Format, refused + e.what());
     }
-    const Credentials oc = copy_credentials(req.open.credentials);
+    const Credentials oc = req.open.credentials;
     Credentials nc;
     nc.password = req.next.password ? *req.next.password : oc.password;
     nc.keyfiles = req.next.keyfiles ? *req.next.keyfiles : oc.keyfiles;

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "core/format/header_writer.h"
+#include "core/reencrypt/job_support.h"
 #include "core/reencrypt/legacy_advice.h"
 #include "core/reencrypt/marker.h"
 #include "core/reencrypt/migrate.h"
@@ -59,25 +60,6 @@ struct StageTimes {
 
 uint32_t magic_of(VolumeFormat f) { return f == VolumeFormat::TrueCrypt ? kMagicTrue : kMagicVera; }
 
-std::string mib(uint64_t n) {
-  if (n % (1 << 20) == 0) return std::to_string(n >> 20) + " MiB";
-  return std::to_string(n) + " bytes";
-}
-
-// KDF parameters of an existing header from its PRF, format and the PIM the user gives (never from the journal).
-KdfChoice existing_kdf(PrfId prf, VolumeFormat fmt, int pim) {
-  KdfChoice k;
-  k.prf = prf;
-  if (prf == PrfId::Argon2id) {
-    k.argon2 = argon2_params(pim);
-    return k;
-  }
-  k.iterations = pbkdf2_iterations(prf, fmt, pim, false);
-  if (k.iterations == 0)
-    throw Error(ErrorKind::Usage, "no iteration count for " + std::string(prf_info(prf).name) + " with this PIM");
-  return k;
-}
-
 // Decrypts a stored header with the given credentials' KDF input; nullopt when it does not decrypt.
 std::optional<HeaderFields> open_stored_header(const EncryptedHeader& h, ChainId chain, const KdfChoice& kdf,
                                                const LockedBytes& kdf_password, uint32_t magic) {
@@ -88,14 +70,6 @@ std::optional<HeaderFields> open_stored_header(const EncryptedHeader& h, ChainId
   decrypt_header(chain, key.data(), buf.data());
   if (check_header(buf.data(), magic) != HeaderCheck::Ok) return std::nullopt;
   return parse_header(buf.data());
-}
-
-Credentials copy_credentials(const Credentials& c) {
-  Credentials o;
-  o.password = c.password;
-  o.keyfiles = c.keyfiles;
-  o.pim = c.pim;
-  return o;
 }
 
 Credentials new_credentials(const Credentials& old, const NewSettings& n) {
@@ -309,10 +283,10 @@ struct Job::Impl {
       p.rec.data_offset = o.data_offset;
       p.rec.data_size = o.data_size;
       p.rec.first_unit = o.first_unit;
-      p.old_creds = copy_credentials(opened[i].second->credentials);
+      p.old_creds = opened[i].second->credentials;
       // The volume the main credentials open takes the new credentials; a hidden volume re-encrypted along with
       // its outer volume keeps its own.
-      p.new_creds = i == 0 ? new_credentials(p.old_creds, req.next) : copy_credentials(p.old_creds);
+      p.new_creds = i == 0 ? new_credentials(p.old_creds, req.next) : p.old_creds;
       b.old_kdf = o.kdf;
       b.new_kdf = new_header_kdf(p.rec.new_prf, VolumeFormat::VeraCrypt, p.new_creds.pim);
       b.old_pw = header_kdf_password(p.old_creds, o.format);
@@ -411,8 +385,8 @@ struct Job::Impl {
       Part& p = parts[i];
       p.rec = j.parts[i];
       const OpenOptions& oo = i == 0 ? req.open : *req.hidden;
-      p.old_creds = copy_credentials(oo.credentials);
-      p.new_creds = i == 0 ? new_credentials(p.old_creds, req.next) : copy_credentials(p.old_creds);
+      p.old_creds = oo.credentials;
+      p.new_creds = i == 0 ? new_credentials(p.old_creds, req.next) : p.old_creds;
       const KdfChoice old_kdf = existing_kdf(p.rec.old_prf, p.rec.old_format, p.old_creds.pim);
       const KdfChoice new_kdf = existing_kdf(p.rec.new_prf, VolumeFormat::VeraCrypt, p.new_creds.pim);
       const LockedBytes old_pw = header_kdf_password(p.old_creds, p.rec.old_format);
@@ -500,7 +474,7 @@ struct Job::Impl {
     set_ranges();
     if (opt.resilience != j.resilience || opt.hotzone != j.hotzone)
       notice(path + ": resuming with the journal's settings (" + std::string(resilience_name(j.resilience)) +
-             " resilience, " + mib(j.hotzone) + " hot zones)");
+             " resilience, " + size_text(j.hotzone) + " hot zones)");
     check_journal_folder(loaded_version == kSlotJournalVersion ? loaded.size() : 0);
   }
 
@@ -914,7 +888,7 @@ std::string Job::describe() const {
     const PartRecord& r = impl_->parts[i].rec;
     if (i) s += "; ";
     s += std::string(r.slot == SlotKind::Hidden ? "hidden" : impl_->parts.size() == 2 ? "outer" : "normal") +
-         " volume " + mib(r.data_size) + ": " + std::string(chain_info(r.old_chain).name) + " -> " +
+         " volume " + size_text(r.data_size) + ": " + std::string(chain_info(r.old_chain).name) + " -> " +
          std::string(chain_info(r.new_chain).name) + ", " + prf_name(r.old_prf) + " -> " + prf_name(r.new_prf) +
          (r.old_format == VolumeFormat::TrueCrypt ? " (TrueCrypt -> VeraCrypt format)" : "");
   }

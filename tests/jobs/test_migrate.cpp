@@ -23,15 +23,6 @@ namespace {
 
 constexpr uint64_t kKiB = 1024;
 
-std::vector<uint8_t> read_all(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-void write_all(const std::string& p, const std::vector<uint8_t>& b) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
-}
-
 // What the old volume is: a legacy suite (LRW/CBC), or XTS with TrueCrypt 5.x's V1 layout (no suite).
 struct Kind {
   std::optional<LegacySuite> suite;

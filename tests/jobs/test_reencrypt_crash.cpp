@@ -26,15 +26,6 @@ constexpr uint64_t kData = 256 * kKiB;
 constexpr uint64_t kZone = 64 * kKiB;  // 4 hot zones
 constexpr size_t kMaxWrite = 32 * 1024;  // 2 container writes per zone
 
-std::vector<uint8_t> read_all(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-void write_all(const std::string& p, const std::vector<uint8_t>& b) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
-}
-
 struct Fixture {
   FastDir dir;
   std::string master = dir.file("master.hc"), path = dir.file("vol.hc");

@@ -45,6 +45,10 @@ void add_hidden_volume(const std::string& path, uint64_t hidden_size,
 std::vector<uint8_t> read_plain(const std::string& path, const warpvol::OpenOptions& o);
 warpvol::OpenedHeader header_of(const std::string& path, const warpvol::OpenOptions& o);
 
+// A whole file's bytes; a file written with exactly these bytes (journals and containers saved and restored).
+std::vector<uint8_t> read_all(const std::string& path);
+void write_all(const std::string& path, const std::vector<uint8_t>& bytes);
+
 // Runs one job to the end (prepare + run); returns the result.
 warpvol::reenc::JobResult reencrypt(const warpvol::reenc::VolumeRequest& r, const warpvol::reenc::JobOptions& o);
 warpvol::reenc::JobOptions job_options(warpvol::reenc::Resilience res, uint64_t hotzone);
