@@ -625,7 +625,6 @@ struct Migration::Impl {
   void move_segments() {
     if (hot_len) recover_hot_segment();
     IoBuffer buf = opt.engine->io_buffer_for(size_t(seg), *old_key, new_key.get());
-    std::vector<uint8_t> old_copy(mode == SegMode::Journal ? size_t(seg) : 0);
     struct Wipe {
       IoBuffer& b;
       ~Wipe() { secure_wipe(b.data(), b.size()); }
@@ -633,11 +632,10 @@ struct Migration::Impl {
     while (done > 0) {
       const uint64_t a = done > seg ? done - seg : 0, len = done - a;
       c.file->read_at(kOldDataOffset + a, buf.data(), size_t(len));  // R_k
-      if (mode == SegMode::Journal) {
-        std::memcpy(old_copy.data(), buf.data(), size_t(len));
+      if (mode == SegMode::Journal) {  // the journal takes the old ciphertext from buf, before it is re-encrypted
         hot_a = a;
         hot_len = len;
-        copy = old_copy.data();
+        copy = buf.data();
         copy_hash = sha256(copy, size_t(len));
         set_sentinel();
         commit();  // J_k: COMMIT POINT (journal mode): the old ciphertext is in the journal
