@@ -184,6 +184,12 @@ def main():
                             continue
                         hits[i] = {"node_id": node[0].node_id}
                         cluster.remove_node(node[0], allow_graceful=False)
+                        # A machine that dies takes its processes with it; killing the raylet alone can leave the
+                        # warpvol it started running to the end of the container (seen on a loaded machine).
+                        try:
+                            os.kill(pid, signal.SIGKILL)
+                        except ProcessLookupError:
+                            pass
                     hits.setdefault(i, {})["mid_container"] = os.path.exists(journal)
                     log(f"   killed the {how} re-encrypting c{i:02d} (journal present: {hits[i]['mid_container']})")
                     del pending[i]
