@@ -14,7 +14,10 @@
 #   DIR     folder for the containers (default /dev/shm)
 #   SIZE    container size (default 1G)
 #   CHAINS  space-separated chains (default "aes serpent twofish aes-twofish-serpent kuznyechik-serpent-camellia")
-# Environment: ENGINES (default "cpu gpu auto" when the binary has a usable GPU engine, else "cpu auto"),
+# Environment: ENGINES (default "cpu gpu auto" when the binary has a usable GPU engine, else "cpu auto"; AGENT=1
+#   adds "gpu+agent auto+agent": --engine gpu / auto while `warpvol gpu-agent` runs, started by this script with its
+#   own socket, each row after one untimed run of the same command so that the agent's buffers exist, as they do for
+#   a command that follows others; the other rows run with WARPVOL_GPU_AGENT=off),
 #   JOBS (default "export_null export_file create import reenc_checksum reenc_journal batch"), STREAMS (floors'
 #   stream counts, default "1 4 N" with N = min(cores, 16)), BATCH_N (8), BATCH_SIZE (1G), READERS and
 #   GPU_READERS (readers of one export on the CPU engine and on the GPU or auto, for its floor; default as the export
@@ -56,7 +59,17 @@ blocks=$((size >> 23))   # 8 MiB blocks
 bblocks=$((bsize >> 23))
 
 dir=$(mktemp -d "$base/warpvol-jobs.XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
+export WARPVOL_GPU_AGENT_SOCKET="$dir/agent/gpu-agent.sock"
+agent_bin=
+agent_stop() { [ -n "$agent_bin" ] && "$agent_bin/warpvol" gpu-agent stop > /dev/null 2>&1; agent_bin=; }
+agent_use() {  # BUILD: the agent of that build runs (started warm: one job through it before timing)
+  [ "$agent_bin" = "$1" ] && return
+  agent_stop
+  mkdir -p "$dir/agent" && chmod 700 "$dir/agent"
+  # shellcheck disable=SC2086  # AGENT_ARGS: extra words for `gpu-agent start` (tests: --host-cpu-engine)
+  WARPVOL_GPU_AGENT=off "$1/warpvol" gpu-agent start --idle-exit 0 ${AGENT_ARGS:-} > /dev/null && agent_bin=$1
+}
+trap 'agent_stop; rm -rf "$dir"' EXIT
 err="$dir/err"
 results=${RESULTS:-$dir/results.tsv}
 : > "$results"
@@ -142,11 +155,15 @@ timed() {
 row() {
   local job=$1 chain=$2 engine=$3 b=$4 bytes=$5 fname=$6 wall user sys gbs=() cpus=() r note=""
   shift 6
+  if [ "${engine%+agent}" != "$engine" ]; then  # warm: the agent makes its buffers for this kind of job
+    [ -n "${clean:-}" ] && rm -f "$clean"
+    timed "$@" > /dev/null
+  fi
   for r in $(seq "$rounds"); do
     [ -n "${clean:-}" ] && rm -f "$clean"  # each round writes its output anew (a new file, not a replacement)
     read -r wall user sys < <(timed "$@")
     if [ "$wall" = FAILED ]; then  # no figure for a job that did not run
-      printf '%-15s %-28s %-5s %-10s FAILED\n' "$job" "$chain" "$engine" "$(basename "$(dirname "$b/x")")"
+      printf '%-15s %-28s %-10s %-10s FAILED\n' "$job" "$chain" "$engine" "$(basename "$(dirname "$b/x")")"
       printf '%s\t%s\t%s\t%s\tFAILED\n' "$job" "$chain" "$engine" "$b" >> "$results"
       return
     fi
@@ -155,8 +172,8 @@ row() {
   done
   local g c f
   g=$(median "${gbs[@]}"); c=$(median "${cpus[@]}"); f=${floor[$fname]}
-  if [ -n "${VERBOSE:-}" ] && [ "$engine" = auto ]; then note=$(grep -m2 'engine auto,' "$err" | sed 's/ (each request.*//' | tr '\n' ' '); fi
-  printf '%-15s %-28s %-5s %-10s %7s GB/s  %5s of %-32s %6s CPU-s/GB %s\n' "$job" "$chain" "$engine" "$(basename "$(dirname "$b/x")")" \
+  if [ -n "${VERBOSE:-}" ] && [ "${engine%+agent}" = auto ]; then note=$(grep -m2 'engine auto,' "$err" | sed 's/ (each request.*//' | tr '\n' ' '); fi
+  printf '%-15s %-28s %-10s %-10s %7s GB/s  %5s of %-32s %6s CPU-s/GB %s\n' "$job" "$chain" "$engine" "$(basename "$(dirname "$b/x")")" \
     "$g" "$(calc "100 * $g / $f")%" "$fname ($f)" "$c" "$note"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$chain" "$engine" "$b" "$g" "$f" "$fname" "$c" >> "$results"
 }
@@ -173,9 +190,18 @@ for chain in $chains; do
   for job in $jobs; do
     for b in "${builds[@]}"; do
       engines=${ENGINES:-}
-      if [ -z "$engines" ]; then if gpu_usable "$b"; then engines="cpu gpu auto"; else engines="cpu auto"; fi; fi
+      if [ -z "$engines" ]; then
+        if WARPVOL_GPU_AGENT=off gpu_usable "$b"; then engines="cpu gpu auto"; else engines="cpu auto"; fi
+        [ -n "${AGENT:-}" ] && engines="$engines gpu+agent auto+agent"
+      fi
       for e in $engines; do
-        o=(--engine "$e" "${vflag[@]}")
+        if [ "${e%+agent}" != "$e" ]; then
+          if ! agent_use "$b"; then echo "$job $chain $e: the GPU agent did not start" >&2; continue; fi
+          export WARPVOL_GPU_AGENT=on
+        else
+          export WARPVOL_GPU_AGENT=off
+        fi
+        o=(--engine "${e%+agent}" "${vflag[@]}")
         case $job in
           export_null)
             nr=$readers; [ "$e" = cpu ] || nr=$gpu_readers
@@ -222,4 +248,8 @@ awk -F'\t' '$5 == "FAILED" { next } { k = $1 " " $2 " " $4; v[k, $3] = $5; keys[
   END { for (k in keys) if ((k, "auto") in v && (k, "gpu") in v) {
           best = v[k, "cpu"] > v[k, "gpu"] ? v[k, "cpu"] : v[k, "gpu"];
           printf "  %-60s auto %6.2f, best %6.2f: %5.1f%%%s\n", k, v[k, "auto"], best, 100 * v[k, "auto"] / best,
-                 (v[k, "auto"] < 0.95 * best) ? "  (more than 5% below)" : "" } }' "$results" | sort
+                 (v[k, "auto"] < 0.95 * best) ? "  (more than 5% below)" : "" }
+        for (k in keys) if ((k, "auto+agent") in v && (k, "gpu+agent") in v) {
+          best = v[k, "cpu"] > v[k, "gpu+agent"] ? v[k, "cpu"] : v[k, "gpu+agent"];
+          printf "  %-60s auto+agent %6.2f, best of cpu and gpu+agent %6.2f: %5.1f%%%s\n", k, v[k, "auto+agent"], best,
+                 100 * v[k, "auto+agent"] / best, (v[k, "auto+agent"] < 0.95 * best) ? "  (more than 5% below)" : "" } }' "$results" | sort

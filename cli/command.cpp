@@ -52,6 +52,7 @@ const std::vector<std::unique_ptr<Command>>& commands() {
     v.push_back(make_convert_command());
     v.push_back(make_keyfile_command());
     v.push_back(make_reencrypt_command());
+    v.push_back(make_gpu_agent_command());
     return v;
   }();
   return list;

@@ -114,6 +114,7 @@ std::unique_ptr<Command> make_restore_headers_command();  // cmd_restore_headers
 std::unique_ptr<Command> make_convert_command();          // cmd_convert.cpp
 std::unique_ptr<Command> make_keyfile_command();          // cmd_keyfile.cpp
 std::unique_ptr<Command> make_reencrypt_command();        // cmd_reencrypt.cpp
+std::unique_ptr<Command> make_gpu_agent_command();        // cmd_gpu_agent.cpp
 
 // Shared option helpers.
 // --engine cpu|gpu|auto (export) from vm; Usage error on a bad value.

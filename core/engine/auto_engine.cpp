@@ -237,7 +237,10 @@ AutoEngine::Lane AutoEngine::pick(const Op& op, size_t bytes) {
   else if (rate[kGpu] <= 0) rate[kGpu] = rate[kCpu];
   double finish[2];
   for (int l = 0; l < 2; ++l) finish[l] = std::max(t, st.lane[l].busy_until) + double(bytes) / rate[l];
-  Lane lane = finish[kGpu] <= finish[kCpu] ? kGpu : kCpu;  // a tie goes to the GPU: it spares the cores
+  // The CPU takes a request only if it would be done in well under the GPU's time, queue included: its requests
+  // run on every core, taking them from the job's readers and writers, a cost its own measured rate does not show
+  // (a job bound by memory or I/O gets slower, whatever the CPU's rate). Ties go to the GPU likewise.
+  Lane lane = (finish[kCpu] - t) * kCpuMargin < finish[kGpu] - t ? kCpu : kGpu;
   const Lane other = lane == kGpu ? kCpu : kGpu;
   if (st.lane[other].passed_over >= kProbeEvery && st.lane[other].active == 0) lane = other;  // measure it again
   st.lane[lane].passed_over = 0;

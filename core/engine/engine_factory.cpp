@@ -14,6 +14,8 @@
 #include <system_error>
 #include <utility>
 
+#include "core/engine/agent/agent_protocol.h"
+#include "core/engine/agent/remote_engine.h"
 #include "core/engine/auto_engine.h"
 #include "core/engine/cpu_engine.h"
 #include "core/util/error.h"
@@ -40,6 +42,13 @@ size_t default_crossover(ChainId id) {
   return size_t(256) << 10;
 }
 
+// The GPU agent's socket exists (and commands may use it): worth a connection attempt.
+bool agent_reachable() {
+  if (agent::agent_disabled_by_env()) return false;
+  std::error_code ec;
+  return std::filesystem::exists(agent::socket_path(), ec);
+}
+
 // A GPU engine being created on a background thread, and why it could not be (set before the engine is ready).
 struct GpuStart {
   std::shared_future<std::shared_ptr<XtsEngine>> engine;
@@ -59,6 +68,11 @@ GpuStart start_gpu() {
   GpuStart s;
   s.why = std::make_shared<std::string>("this build has no CUDA engine");
   auto create = [why = s.why]() -> std::shared_ptr<XtsEngine> {
+    // A running GPU agent serves the job with an engine that is already started (agent/agent_protocol.h).
+    if (agent_reachable()) {
+      std::string agent_why;
+      if (auto r = agent::RemoteEngine::connect(agent::socket_path(), agent_why)) return r;
+    }
     if (!gpu_factory()) return nullptr;
     return std::shared_ptr<XtsEngine>(gpu_factory()(*why));
   };
@@ -97,7 +111,7 @@ bool gpu_never_used(const std::vector<ChainId>& chains) {
 }
 
 void prestart_gpu_engine(EngineChoice choice, const std::vector<ChainId>& chains) {
-  if (choice == EngineChoice::Cpu || !gpu_factory()) return;
+  if (choice == EngineChoice::Cpu || !(gpu_factory() || agent_reachable())) return;
   if (choice == EngineChoice::Auto && gpu_never_used(chains)) return;
   std::lock_guard<std::mutex> lk(prestart_mu());
   if (!prestarted().engine.valid()) prestarted() = start_gpu();
@@ -113,10 +127,18 @@ std::optional<EngineChoice> parse_engine_choice(std::string_view s) {
 GpuEngineFactory register_gpu_engine_factory(GpuEngineFactory f) { return std::exchange(gpu_factory(), std::move(f)); }
 bool gpu_engine_compiled() { return static_cast<bool>(gpu_factory()); }
 
+std::unique_ptr<XtsEngine> make_local_gpu_engine(std::string& why_not) {
+  if (!gpu_factory()) {
+    why_not = "this build has no CUDA engine";
+    return nullptr;
+  }
+  return gpu_factory()(why_not);
+}
+
 std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
   auto cpu = std::make_shared<CpuEngine>(opt.cpu_threads);
   if (opt.choice == EngineChoice::Cpu) return cpu;
-  if (!gpu_factory()) {
+  if (!gpu_factory() && !agent_reachable()) {
     if (opt.choice == EngineChoice::Gpu) throw Error(ErrorKind::Usage, "--engine gpu: this build has no CUDA engine");
     if (opt.verbose) opt.verbose("this build has no CUDA engine: using the CPU engine (which also runs TrueCrypt's legacy modes)");
     return cpu;
@@ -137,11 +159,15 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
   const auto asked = std::chrono::steady_clock::now();
   if (opt.choice == EngineChoice::Gpu || start.engine.wait_for(kStartGrace) == std::future_status::ready) {
     std::shared_ptr<XtsEngine> gpu = start.engine.get();
-    if (gpu && opt.verbose && opt.choice == EngineChoice::Gpu) {
-      char b[96];
-      std::snprintf(b, sizeof b, "engine gpu: the job waited %.3f s for the GPU engine to start",
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count());
-      opt.verbose(b);
+    if (gpu && opt.verbose) {
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
+      char b[160];
+      if (const auto* r = dynamic_cast<const agent::RemoteEngine*>(gpu.get()))
+        std::snprintf(b, sizeof b, "engine %s: the GPU agent (pid %d) serves the job: no engine start here",
+                      opt.choice == EngineChoice::Gpu ? "gpu" : "auto", r->agent_pid());
+      else
+        std::snprintf(b, sizeof b, "engine gpu: the job waited %.3f s for the GPU engine to start", waited);
+      if (opt.choice == EngineChoice::Gpu || dynamic_cast<const agent::RemoteEngine*>(gpu.get())) opt.verbose(b);
     }
     if (!gpu) {
       if (opt.choice == EngineChoice::Gpu) throw Error(ErrorKind::Usage, "--engine gpu: " + *start.why);

@@ -23,6 +23,9 @@ std::optional<EngineChoice> parse_engine_choice(std::string_view s);
 using GpuEngineFactory = std::function<std::unique_ptr<XtsEngine>(std::string& why_not)>;
 GpuEngineFactory register_gpu_engine_factory(GpuEngineFactory f);  // returns the one it replaces
 bool gpu_engine_compiled();  // a factory was registered
+// The registered factory's engine in this process (never the GPU agent's): what the agent itself hosts. nullptr
+// with why_not when there is none.
+std::unique_ptr<XtsEngine> make_local_gpu_engine(std::string& why_not);
 
 struct EngineOptions {
   EngineChoice choice = EngineChoice::Auto;

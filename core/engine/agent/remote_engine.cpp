@@ -1,0 +1,374 @@
+#include "core/engine/agent/remote_engine.h"
+
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <future>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/engine/agent/agent_protocol.h"
+#include "core/util/error.h"
+#include "core/util/secure.h"
+
+namespace warpvol::agent {
+
+// Staging buffers for memory that is not the agent's (a piece of a request at a time).
+constexpr size_t kStagingBytes = size_t(16) << 20;
+
+class Link {
+ public:
+  struct Received {
+    Reply r;
+    int fd = -1;
+  };
+
+  explicit Link(int fd) : fd_(fd) { reader_ = std::thread([this] { read_replies(); }); }
+  ~Link() {
+    ::shutdown(fd_, SHUT_RDWR);
+    reader_.join();
+    ::close(fd_);
+    for (auto& s : staging_) ::munmap(s.p, s.size);  // given back with the connection
+  }
+
+  // Sends q and waits for its reply; throws Error with the agent's message on a failed request, Error(Io) when
+  // the agent is gone. No reply is awaited for Free* requests.
+  Received call(Request& q) {
+    std::future<Received> f;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (!gone_.empty()) throw Error(ErrorKind::Io, gone_);
+      q.tag = next_tag_++;
+      f = pending_[q.tag].get_future();
+    }
+    if (!send(q)) {
+      std::lock_guard<std::mutex> lk(mu_);
+      pending_.erase(q.tag);
+      throw Error(ErrorKind::Io, gone_.empty() ? lost("the connection broke") : gone_);
+    }
+    Received got = f.get();  // the reader sets an exception when the agent goes away
+    if (got.r.status != 0) {
+      if (got.fd >= 0) ::close(got.fd);
+      const int k = got.r.status - 1;
+      const ErrorKind kind = k >= 0 && k < int(std::size(kAllErrorKinds)) ? kAllErrorKinds[k] : ErrorKind::Io;
+      throw Error(kind, std::string(got.r.text, strnlen(got.r.text, sizeof got.r.text)));
+    }
+    return got;
+  }
+  void notify(Request& q) {  // no reply
+    send(q);
+  }
+
+  void add_mapping(uint8_t* p, size_t size, uint32_t id) {
+    std::lock_guard<std::mutex> lk(mu_);
+    mappings_[p] = {id, size};
+  }
+  void remove_mapping(uint8_t* p) {
+    std::lock_guard<std::mutex> lk(mu_);
+    mappings_.erase(p);
+  }
+  // The agent buffer holding [p, p + n), with p's offset in it.
+  bool find_mapping(const uint8_t* p, size_t n, uint32_t& id, uint64_t& offset) {
+    std::lock_guard<std::mutex> lk(mu_);
+    auto it = mappings_.upper_bound(const_cast<uint8_t*>(p));
+    if (it == mappings_.begin()) return false;
+    --it;
+    const size_t off = size_t(p - it->first);
+    if (off >= it->second.size || n > it->second.size - off) return false;
+    id = it->second.id;
+    offset = off;
+    return true;
+  }
+
+  struct Staging {
+    uint8_t* p = nullptr;
+    size_t size = 0;
+    uint32_t id = 0;
+  };
+  Staging take_staging(const std::function<Staging()>& make) {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (!free_staging_.empty()) {
+        Staging s = free_staging_.back();
+        free_staging_.pop_back();
+        return s;
+      }
+    }
+    Staging s = make();
+    std::lock_guard<std::mutex> lk(mu_);
+    staging_.push_back(s);
+    return s;
+  }
+  void put_staging(const Staging& s) {
+    std::lock_guard<std::mutex> lk(mu_);
+    free_staging_.push_back(s);
+  }
+
+  int pid = 0;
+  unsigned concurrency = 1;
+  std::string engine, detail;
+
+ private:
+  bool send(const Request& q) {
+    std::lock_guard<std::mutex> lk(send_mu_);
+    return send_message(fd_, &q, sizeof q);
+  }
+  std::string lost(const std::string& why) const {
+    return "the GPU agent (pid " + std::to_string(pid) + ") went away during the job (" + why +
+           "); nothing after the last commit point was written: run the command again (re-encryption: --resume)";
+  }
+  void read_replies() {
+    for (;;) {
+      Received got;
+      if (!recv_message(fd_, &got.r, sizeof got.r, &got.fd) || got.r.magic != kMagic) break;
+      std::promise<Received> p;
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        auto it = pending_.find(got.r.tag);
+        if (it == pending_.end()) {
+          if (got.fd >= 0) ::close(got.fd);
+          continue;
+        }
+        p = std::move(it->second);
+        pending_.erase(it);
+      }
+      p.set_value(got);
+    }
+    std::map<uint64_t, std::promise<Received>> orphans;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      gone_ = lost("its connection closed");
+      orphans.swap(pending_);
+    }
+    for (auto& [tag, p] : orphans) p.set_exception(std::make_exception_ptr(Error(ErrorKind::Io, gone_)));
+  }
+
+  int fd_;
+  std::thread reader_;
+  std::mutex send_mu_;
+  std::mutex mu_;
+  std::map<uint64_t, std::promise<Received>> pending_;
+  uint64_t next_tag_ = 1;
+  std::string gone_;  // set once the agent went away
+  struct Mapping {
+    uint32_t id;
+    size_t size;
+  };
+  std::map<uint8_t*, Mapping> mappings_;
+  std::vector<Staging> staging_, free_staging_;
+};
+
+namespace {
+
+class RemoteKey final : public EngineKey {
+ public:
+  RemoteKey(ChainId c, uint32_t id, std::shared_ptr<Link> link) : chain_(c), id_(id), link_(std::move(link)) {}
+  ~RemoteKey() override {
+    Request q;
+    q.op = Op::FreeKey;
+    q.key_a = id_;
+    link_->notify(q);
+  }
+  ChainId chain() const override { return chain_; }
+  uint32_t id() const { return id_; }
+  const Link* link() const { return link_.get(); }
+
+ private:
+  ChainId chain_;
+  uint32_t id_;
+  std::shared_ptr<Link> link_;
+};
+
+const RemoteKey& remote_key(const EngineKey& k, const Link* link) {
+  const auto* r = dynamic_cast<const RemoteKey*>(&k);
+  if (!r || r->link() != link) throw std::logic_error("a key of another engine was given to the GPU agent's engine");
+  return *r;
+}
+
+// Maps an agent buffer whose descriptor came with `got`; nullptr when it cannot.
+uint8_t* map_buffer(const Link::Received& got) {
+  if (got.fd < 0) return nullptr;
+  void* p = ::mmap(nullptr, got.r.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, got.fd, 0);
+  ::close(got.fd);
+  return p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
+}
+
+}  // namespace
+
+std::unique_ptr<RemoteEngine> RemoteEngine::connect(const std::string& path, std::string& why_not) {
+  const int fd = connect_socket(path, why_not);
+  if (fd < 0) return nullptr;
+  auto link = std::make_shared<Link>(fd);
+  Request q;
+  q.op = Op::Hello;
+  try {
+    Link::Received got = link->call(q);
+    link->pid = got.r.pid;
+    link->concurrency = std::max<uint32_t>(1, got.r.concurrency);
+    link->engine = std::string(got.r.engine, strnlen(got.r.engine, sizeof got.r.engine));
+    link->detail = std::string(got.r.text, strnlen(got.r.text, sizeof got.r.text));
+  } catch (const std::exception& e) {
+    why_not = std::string("the GPU agent at ") + path + " did not answer: " + e.what();
+    return nullptr;
+  }
+  return std::unique_ptr<RemoteEngine>(new RemoteEngine(std::move(link)));
+}
+
+RemoteEngine::~RemoteEngine() = default;
+
+std::string RemoteEngine::name() const { return link_->engine; }
+std::string RemoteEngine::detail() const {
+  return "GPU agent pid " + std::to_string(link_->pid) + ": " + link_->detail;
+}
+unsigned RemoteEngine::concurrency() const { return link_->concurrency; }
+int RemoteEngine::agent_pid() const { return link_->pid; }
+
+std::shared_ptr<const EngineKey> RemoteEngine::prepare(ChainId chain, const uint8_t* key_material) {
+  const size_t n = 2 * chain_info(chain).key_size();
+  if (n > kMaxKeyMaterial) throw std::logic_error("key material too long for the agent protocol");
+  Request q;
+  q.op = Op::Key;
+  q.chain = uint32_t(chain);
+  q.material_len = uint32_t(n);
+  std::memcpy(q.material, key_material, n);
+  struct Wipe {
+    Request& q;
+    ~Wipe() { secure_wipe(q.material, sizeof q.material); }
+  } wipe{q};
+  const Link::Received got = link_->call(q);
+  return std::make_shared<RemoteKey>(chain, got.r.id, link_);
+}
+
+IoBuffer RemoteEngine::io_buffer(size_t bytes) {
+  Request q;
+  q.op = Op::Buffer;
+  q.bytes = bytes;
+  try {
+    const Link::Received got = link_->call(q);
+    uint8_t* p = map_buffer(got);
+    if (!p) {
+      Request f;
+      f.op = Op::FreeBuffer;
+      f.buffer = got.r.id;
+      link_->notify(f);
+      return IoBuffer::aligned(bytes);
+    }
+    link_->add_mapping(p, got.r.size, got.r.id);
+    std::shared_ptr<Link> link = link_;
+    const uint32_t id = got.r.id;
+    return IoBuffer(
+        p, got.r.size,
+        [link, id](uint8_t* data, size_t size) {
+          link->remove_mapping(data);
+          ::munmap(data, size);
+          Request f;
+          f.op = Op::FreeBuffer;
+          f.buffer = id;
+          link->notify(f);
+        },
+        got.r.pinned != 0);
+  } catch (const Error&) {
+    // The agent could not make one (or is gone: the job's first request says so): ordinary memory, staged.
+    return IoBuffer::aligned(bytes);
+  }
+}
+
+void RemoteEngine::process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) {
+  run(key, nullptr, d, unit0, data, nunits);
+}
+
+void RemoteEngine::reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
+                             size_t nunits) {
+  run(from, &to, Direction::Encrypt, unit0, data, nunits);
+}
+
+void RemoteEngine::run(const EngineKey& a, const EngineKey* b, Direction d, uint64_t unit0, uint8_t* data,
+                       size_t nunits) {
+  if (nunits == 0) return;
+  Request q;
+  q.op = b ? Op::Reencrypt : Op::Process;
+  q.key_a = remote_key(a, link_.get()).id();
+  if (b) q.key_b = remote_key(*b, link_.get()).id();
+  q.direction = d == Direction::Encrypt ? 0 : 1;
+  uint32_t id;
+  uint64_t offset;
+  if (link_->find_mapping(data, nunits * kDataUnitSize, id, offset)) {
+    q.buffer = id;
+    q.offset = offset;
+    q.unit0 = unit0;
+    q.nunits = nunits;
+    link_->call(q);
+    return;
+  }
+  // Not the agent's memory: through a staging buffer, a piece at a time.
+  Link::Staging s = link_->take_staging([&] {
+    Request m;
+    m.op = Op::Buffer;
+    m.bytes = kStagingBytes;
+    const Link::Received got = link_->call(m);
+    uint8_t* p = map_buffer(got);
+    if (!p) throw Error(ErrorKind::Io, "cannot map the GPU agent's shared memory");
+    return Link::Staging{p, size_t(got.r.size), got.r.id};
+  });
+  struct Give {
+    Link& l;
+    Link::Staging& s;
+    ~Give() {
+      secure_wipe(s.p, s.size);
+      l.put_staging(s);
+    }
+  } give{*link_, s};
+  const size_t piece = s.size / kDataUnitSize;
+  for (size_t done = 0; done < nunits; done += piece) {
+    const size_t n = std::min(piece, nunits - done);
+    std::memcpy(s.p, data + done * kDataUnitSize, n * kDataUnitSize);
+    q.buffer = s.id;
+    q.offset = 0;
+    q.unit0 = unit0 + done;
+    q.nunits = n;
+    link_->call(q);
+    std::memcpy(data + done * kDataUnitSize, s.p, n * kDataUnitSize);
+  }
+}
+
+bool query_status(const std::string& path, AgentStatus& out, std::string& why_not) {
+  const int fd = connect_socket(path, why_not);
+  if (fd < 0) return false;
+  Link link(fd);
+  Request q;
+  q.op = Op::Status;
+  try {
+    const Link::Received got = link.call(q);
+    out.pid = got.r.pid;
+    out.engine = std::string(got.r.engine, strnlen(got.r.engine, sizeof got.r.engine));
+    out.text = std::string(got.r.text, strnlen(got.r.text, sizeof got.r.text));
+    return true;
+  } catch (const std::exception& e) {
+    why_not = e.what();
+    return false;
+  }
+}
+
+bool request_stop(const std::string& path, int& pid, std::string& why_not) {
+  AgentStatus st;
+  if (!query_status(path, st, why_not)) return false;
+  pid = st.pid;
+  const int fd = connect_socket(path, why_not);
+  if (fd < 0) return false;
+  Link link(fd);
+  Request q;
+  q.op = Op::Stop;
+  try {
+    link.call(q);
+    return true;
+  } catch (const std::exception& e) {
+    why_not = e.what();
+    return false;
+  }
+}
+
+}  // namespace warpvol::agent

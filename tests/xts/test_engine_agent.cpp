@@ -1,0 +1,329 @@
+// The GPU agent (core/engine/agent/): the real `warpvol gpu-agent run` process, hosting the CPU engine
+// (--host-cpu-engine) so that every machine runs these, and the GPU engine on a machine with a device ([gpu]).
+// Through it: the XTS known answers (the vector files every engine runs), every chain against the CPU engine with
+// concurrent callers on shared and on ordinary memory, and what the agent owes a command that dies or misbehaves.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <thread>
+
+#include "core/engine/agent/agent_protocol.h"
+#include "core/engine/agent/remote_engine.h"
+#include "core/engine/cpu_engine.h"
+#include "core/util/error.h"
+#include "tests/support/test_support.h"
+#include "tests/support/xts_vectors.h"
+
+extern char** environ;
+
+namespace {
+
+using namespace warpvol;
+
+// `warpvol gpu-agent run` on a socket of its own, ended (SIGTERM, or SIGKILL by kill()) at destruction.
+class AgentProcess {
+ public:
+  // cpu = false: the GPU engine; without a device the agent does not start and started() is false.
+  explicit AgentProcess(bool cpu = true) {
+    path_ = dir_.file("agent/gpu-agent.sock");
+    const std::string env_socket = "WARPVOL_GPU_AGENT_SOCKET=" + path_;
+    std::vector<std::string> args = {WARPVOL_BINARY, "gpu-agent", "run", "--idle-exit", "0"};
+    if (cpu) args.push_back("--host-cpu-engine");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> envs;
+    for (char** e = environ; *e; ++e)
+      if (std::strncmp(*e, "WARPVOL_GPU_AGENT", 17) != 0) envs.push_back(*e);
+    envs.push_back(env_socket);
+    std::vector<char*> envp;
+    for (auto& e : envs) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 2, dir_.file("agent.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    REQUIRE(posix_spawn(&pid_, WARPVOL_BINARY, &fa, nullptr, argv.data(), envp.data()) == 0);
+    posix_spawn_file_actions_destroy(&fa);
+    for (int i = 0; i < 400; ++i) {  // it listens once its engine exists
+      std::string why;
+      const int fd = agent::connect_socket(path_, why);
+      if (fd >= 0) {
+        ::close(fd);
+        return;
+      }
+      if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        pid_ = -1;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    if (cpu) FAIL("the agent did not start listening");
+  }
+  bool started() const { return pid_ > 0; }
+  ~AgentProcess() { end(SIGTERM); }
+  void end(int sig) {
+    if (pid_ <= 0) return;
+    ::kill(pid_, sig);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+  const std::string& path() const { return path_; }
+  std::unique_ptr<agent::RemoteEngine> connect() {
+    std::string why;
+    auto e = agent::RemoteEngine::connect(path_, why);
+    INFO(why);
+    REQUIRE(e);
+    return e;
+  }
+
+ private:
+  wvtest::TempDir dir_;
+  std::string path_;
+  pid_t pid_ = -1;
+};
+
+// The agent's engine as a vector provider: data copied into one of its shared buffers (`shared`), or handed over
+// in the caller's own memory (staged through the agent's staging buffers).
+wvtest::XtsProvider agent_provider(std::shared_ptr<XtsEngine> engine, bool shared) {
+  std::vector<ChainId> every;
+  for (const auto& c : all_chains()) every.push_back(c.id);
+  return {shared ? "agent/shared" : "agent/staged", every,
+          [engine, shared](ChainId chain, const uint8_t* km) -> wvtest::XtsProvider::Crypt {
+            std::shared_ptr<const EngineKey> key = engine->prepare(chain, km);
+            return [engine, key, shared](Direction d, uint64_t unit0, uint8_t* data, size_t n) {
+              if (!shared) return engine->process(*key, d, unit0, data, n);
+              IoBuffer b = engine->io_buffer(n * kDataUnitSize);
+              std::memcpy(b.data(), data, n * kDataUnitSize);
+              engine->process(*key, d, unit0, b.data(), n);
+              std::memcpy(data, b.data(), n * kDataUnitSize);
+            };
+          }};
+}
+
+std::vector<uint8_t> random_bytes(std::mt19937_64& rng, size_t n) {
+  std::vector<uint8_t> v(n);
+  for (auto& b : v) b = uint8_t(rng());
+  return v;
+}
+
+std::string status_text(const std::string& path) {
+  agent::AgentStatus st;
+  std::string why;
+  REQUIRE(agent::query_status(path, st, why));
+  return st.text;
+}
+
+}  // namespace
+
+TEST_CASE("gpu agent: XTS known answers through the agent's engine, on its shared buffers and staged", "[agent][vectors]") {
+  AgentProcess agent;
+  std::shared_ptr<XtsEngine> e = agent.connect();
+  const std::vector<wvtest::XtsProvider> providers = {agent_provider(e, true), agent_provider(e, false)};
+  wvtest::check_ieee1619_vectors(providers);
+  wvtest::check_cascade_crc_vectors(providers);
+}
+
+TEST_CASE("gpu agent hosting the GPU engine: XTS known answers, and every chain equals the CPU engine", "[agent][gpu]") {
+  AgentProcess agent(false);
+  if (!agent.started()) {
+    WARN("no CUDA device (or no GPU engine in this build): the agent hosting the GPU engine is not tested");
+    return;
+  }
+  std::shared_ptr<XtsEngine> e = agent.connect();
+  CHECK(e->name() == "gpu");
+  const std::vector<wvtest::XtsProvider> providers = {agent_provider(e, true), agent_provider(e, false)};
+  wvtest::check_ieee1619_vectors(providers);
+  wvtest::check_cascade_crc_vectors(providers);
+  CpuEngine cpu(0);
+  std::mt19937_64 rng(5);
+  for (const auto& c : all_chains()) {
+    INFO(c.name);
+    const auto km = random_bytes(rng, 2 * c.key_size());
+    const auto plain = random_bytes(rng, size_t(40) << 20);  // several GPU chunks
+    const size_t n = plain.size() / kDataUnitSize;
+    auto rk = e->prepare(c.id, km.data());
+    auto ck = cpu.prepare(c.id, km.data());
+    IoBuffer b = e->io_buffer(plain.size());
+    CHECK(b.pinned());
+    std::memcpy(b.data(), plain.data(), plain.size());
+    e->process(*rk, Direction::Encrypt, 12345, b.data(), n);
+    std::vector<uint8_t> want = plain;
+    cpu.process(*ck, Direction::Encrypt, 12345, want.data(), n);
+    CHECK(std::memcmp(b.data(), want.data(), want.size()) == 0);
+  }
+}
+
+TEST_CASE("gpu agent: every chain, both directions and re-encryption equal the CPU engine, callers at once", "[agent]") {
+  AgentProcess agent;
+  std::shared_ptr<XtsEngine> remote = agent.connect();
+  CpuEngine cpu(1);
+  std::mt19937_64 rng(77);
+  const auto& chains = all_chains();
+  std::vector<std::thread> callers;
+  std::vector<std::string> mismatches(chains.size());
+  std::vector<std::vector<uint8_t>> keys, keys2, plains;
+  for (size_t i = 0; i < chains.size(); ++i) {
+    keys.push_back(random_bytes(rng, 2 * chains[i].key_size()));
+    keys2.push_back(random_bytes(rng, 2 * chains[(i + 3) % chains.size()].key_size()));
+    plains.push_back(random_bytes(rng, (1 + i % 5) * 777 * kDataUnitSize));  // odd sizes, up to 1.9 MiB
+  }
+  for (size_t i = 0; i < chains.size(); ++i) {
+    callers.emplace_back([&, i] {
+      const ChainId c = chains[i].id, c2 = chains[(i + 3) % chains.size()].id;
+      const std::vector<uint8_t>& plain = plains[i];
+      const size_t n = plain.size() / kDataUnitSize;
+      const uint64_t unit0 = 256 + 1000003 * i;
+      auto rk = remote->prepare(c, keys[i].data());
+      auto rk2 = remote->prepare(c2, keys2[i].data());
+      auto ck = cpu.prepare(c, keys[i].data());
+      auto ck2 = cpu.prepare(c2, keys2[i].data());
+      std::vector<uint8_t> want = plain;
+      cpu.process(*ck, Direction::Encrypt, unit0, want.data(), n);
+      // Shared buffer (no copy between the processes) and the caller's memory (staged): both must match.
+      IoBuffer b = remote->io_buffer(plain.size());
+      std::memcpy(b.data(), plain.data(), plain.size());
+      remote->process(*rk, Direction::Encrypt, unit0, b.data(), n);
+      std::vector<uint8_t> staged = plain;
+      remote->process(*rk, Direction::Encrypt, unit0, staged.data(), n);
+      if (std::memcmp(b.data(), want.data(), want.size()) != 0) mismatches[i] += " encrypt(shared)";
+      if (staged != want) mismatches[i] += " encrypt(staged)";
+      std::vector<uint8_t> want2 = want;
+      cpu.reencrypt(*ck, *ck2, unit0, want2.data(), n);
+      remote->reencrypt(*rk, *rk2, unit0, b.data(), n);
+      if (std::memcmp(b.data(), want2.data(), want2.size()) != 0) mismatches[i] += " reencrypt";
+      remote->process(*rk2, Direction::Decrypt, unit0, b.data(), n);
+      if (std::memcmp(b.data(), plain.data(), plain.size()) != 0) mismatches[i] += " decrypt";
+    });
+  }
+  for (auto& t : callers) t.join();
+  for (size_t i = 0; i < chains.size(); ++i) {
+    INFO(chains[i].name);
+    CHECK(mismatches[i].empty());
+  }
+}
+
+TEST_CASE("gpu agent: a command that dies holding a buffer gets it wiped before the next command reuses it", "[agent]") {
+  AgentProcess agent;
+  const size_t n = size_t(4) << 20;
+  const pid_t child = fork();
+  if (child == 0) {  // a command killed mid-job: its buffer full of plaintext, never freed
+    std::string why;
+    auto e = agent::RemoteEngine::connect(agent.path(), why);
+    if (!e) _exit(2);
+    IoBuffer b = e->io_buffer(n);
+    std::memset(b.data(), 0xA5, b.size());
+    ::kill(::getpid(), SIGKILL);
+  }
+  REQUIRE(child > 0);
+  int st = 0;
+  waitpid(child, &st, 0);
+  REQUIRE(WIFSIGNALED(st));
+  // The agent notices the connection's end, wipes what it held and keeps it for the next command.
+  std::string text;
+  for (int i = 0; i < 200 && (text = status_text(agent.path())).find("kept: 4 MiB") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  INFO(text);
+  REQUIRE(text.find("kept: 4 MiB") != std::string::npos);
+  auto e = agent.connect();
+  IoBuffer b = e->io_buffer(n);
+  CHECK(status_text(agent.path()).find("kept: 0 MiB") != std::string::npos);  // the same buffer, reused
+  REQUIRE(b.size() >= n);
+  size_t nonzero = 0;
+  for (size_t i = 0; i < b.size(); ++i) nonzero += b.data()[i] != 0;
+  CHECK(nonzero == 0);
+}
+
+TEST_CASE("gpu agent: when the agent goes away, the requests fail with an I/O error and never hang", "[agent]") {
+  AgentProcess agent;
+  auto e = agent.connect();
+  std::mt19937_64 rng(3);
+  const auto km = random_bytes(rng, 64);
+  auto key = e->prepare(ChainId::Aes, km.data());
+  IoBuffer b = e->io_buffer(1 << 20);
+  e->process(*key, Direction::Encrypt, 0, b.data(), 2048);
+  agent.end(SIGKILL);
+  try {
+    e->process(*key, Direction::Encrypt, 0, b.data(), 2048);
+    FAIL("a request succeeded after the agent was killed");
+  } catch (const Error& err) {
+    CHECK(err.kind() == ErrorKind::Io);
+    CHECK(std::string(err.what()).find("went away") != std::string::npos);
+  }
+  std::vector<uint8_t> plain(4096);
+  CHECK_THROWS_AS(e->process(*key, Direction::Encrypt, 0, plain.data(), 8), Error);
+}
+
+TEST_CASE("gpu agent: requests outside their buffer, unknown ids and another protocol version are refused", "[agent]") {
+  AgentProcess agent;
+  std::string why;
+  const int fd = agent::connect_socket(agent.path(), why);
+  REQUIRE(fd >= 0);
+  auto call = [&](agent::Request q, int* got_fd = nullptr) {
+    REQUIRE(agent::send_message(fd, &q, sizeof q));
+    agent::Reply r;
+    REQUIRE(agent::recv_message(fd, &r, sizeof r, got_fd));
+    return r;
+  };
+  agent::Request q;
+  q.op = agent::Op::Key;
+  q.chain = uint32_t(ChainId::Serpent);
+  q.material_len = 64;
+  const agent::Reply key = call(q);
+  REQUIRE(key.status == 0);
+  q = {};
+  q.op = agent::Op::Key;
+  q.chain = uint32_t(ChainId::Serpent);
+  q.material_len = 96;  // not 2K for Serpent
+  CHECK(call(q).status == 1 + int(ErrorKind::Usage));
+  q = {};
+  q.op = agent::Op::Buffer;
+  q.bytes = 1 << 20;
+  int bfd = -1;
+  const agent::Reply buf = call(q, &bfd);
+  REQUIRE(buf.status == 0);
+  CHECK(bfd >= 0);
+  ::close(bfd);
+  q = {};
+  q.op = agent::Op::Process;
+  q.key_a = key.id;
+  q.buffer = buf.id;
+  q.offset = buf.size - kDataUnitSize;
+  q.nunits = 2;  // one unit past the end
+  CHECK(call(q).status == 1 + int(ErrorKind::Usage));
+  q.nunits = 1;
+  CHECK(call(q).status == 0);
+  q.key_a = 999;
+  CHECK(call(q).status == 1 + int(ErrorKind::Usage));
+  q.key_a = key.id;
+  q.buffer = 999;
+  CHECK(call(q).status == 1 + int(ErrorKind::Usage));
+  q = {};
+  q.version = agent::kVersion + 1;
+  CHECK(call(q).status == 1 + int(ErrorKind::Usage));
+  ::close(fd);
+}
+
+TEST_CASE("gpu agent: one agent per socket, and only in a folder closed to other users", "[agent]") {
+  AgentProcess agent;
+  CHECK_THROWS_AS(agent::listen_socket(agent.path()), Error);  // Busy: it answers there
+  wvtest::TempDir d;
+  std::filesystem::create_directory(d.path() / "open");
+  std::filesystem::permissions(d.path() / "open", std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                                                      std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                                                      std::filesystem::perms::others_exec);
+  try {
+    agent::prepare_socket_dir(d.file("open/gpu-agent.sock"));
+    FAIL("a folder open to others was accepted");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Usage);
+  }
+}
