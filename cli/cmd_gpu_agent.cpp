@@ -23,6 +23,8 @@
 #include "core/engine/agent/agent_server.h"
 #include "core/engine/agent/remote_engine.h"
 #include "core/engine/cpu_engine.h"
+#include "core/job/stream.h"
+#include "core/reencrypt/reencrypt.h"
 #include "core/util/error.h"
 #include "core/util/secure.h"
 
@@ -83,7 +85,8 @@ class GpuAgentCommand final : public Command {
   bool prestarts_engine() const override { return false; }
   void add_options(po::options_description& visible, po::options_description& hidden) const override {
     visible.add_options()("idle-exit", po::value<double>()->value_name("SECONDS")->default_value(600),
-                          "end after this long without a command (0: never)");
+                          "end after this long without a command (0: never); while it runs it holds 768 MiB of "
+                          "page-locked buffers for the commands (up to 2 GiB after large jobs)");
     hidden.add_options()("action", po::value<std::string>(), "start | run | stop | status")(
         "host-cpu-engine", "testing: host the CPU engine (machines without a GPU test the agent's protocol)");
   }
@@ -109,13 +112,17 @@ class GpuAgentCommand final : public Command {
   }
 
  private:
-  static agent::ServerOptions options(const std::string& path, double idle, std::function<bool()> failed,
+  static agent::ServerOptions options(const std::string& path, double idle, bool cpu, std::function<bool()> failed,
                                       std::function<void(const std::string&)> log) {
     agent::ServerOptions o;
     o.socket_path = path;
     o.idle_exit_s = idle;
     o.engine_failed = std::move(failed);
     o.log = std::move(log);
+    // What the jobs ask for by default: a stream's ring of chunks (up to 32 readers' worth) and the hot zones of a
+    // batch re-encryption (two per container, eight containers).
+    // (Not for the CPU engine of the tests: nothing to page-lock, and they count the buffers kept.)
+    if (!cpu) o.prewarm = {{StreamOptions{}.chunk_bytes, 32}, {size_t(reenc::kDefaultHotzone), 16}};
     return o;
   }
 
@@ -124,7 +131,7 @@ class GpuAgentCommand final : public Command {
     make_process_undumpable();
     std::function<bool()> failed;
     auto engine = hosted_engine(cpu, failed);
-    agent::Server server(engine, options(path, idle, failed, [&ctx](const std::string& l) { ctx.message(l); }));
+    agent::Server server(engine, options(path, idle, cpu, failed, [&ctx](const std::string& l) { ctx.message(l); }));
     ctx.message("GPU agent pid " + std::to_string(::getpid()) + " listens at " + path + " (" + engine->name() +
                 ": " + engine->detail() + ")");
     ctx.message("GPU agent ended: " + serve(server));
@@ -156,7 +163,7 @@ class GpuAgentCommand final : public Command {
         make_process_undumpable();
         std::function<bool()> failed;
         auto engine = hosted_engine(cpu, failed);
-        agent::Server server(engine, options(path, idle, failed, [](const std::string& l) {
+        agent::Server server(engine, options(path, idle, cpu, failed, [](const std::string& l) {
                                std::fprintf(stderr, "%s %s\n", stamp().c_str(), l.c_str());
                              }));
         std::fprintf(stderr, "%s GPU agent pid %d listens at %s (%s: %s)\n", stamp().c_str(), int(::getpid()),

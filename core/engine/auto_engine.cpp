@@ -240,7 +240,10 @@ AutoEngine::Lane AutoEngine::pick(const Op& op, size_t bytes) {
   // The CPU takes a request only if it would be done in well under the GPU's time, queue included: its requests
   // run on every core, taking them from the job's readers and writers, a cost its own measured rate does not show
   // (a job bound by memory or I/O gets slower, whatever the CPU's rate). Ties go to the GPU likewise.
-  Lane lane = (finish[kCpu] - t) * kCpuMargin < finish[kGpu] - t ? kCpu : kGpu;
+  // And only where it runs at a good fraction of the GPU's rate: a GPU queue is long in bursts (a batch's zones
+  // arrive together) even where the GPU is not what bounds the job, and a slow CPU request then holds up its zone.
+  const bool cpu_worth = rate[kCpu] * kCpuMargin * kCpuMargin >= rate[kGpu];
+  Lane lane = cpu_worth && (finish[kCpu] - t) * kCpuMargin < finish[kGpu] - t ? kCpu : kGpu;
   const Lane other = lane == kGpu ? kCpu : kGpu;
   if (st.lane[other].passed_over >= kProbeEvery && st.lane[other].active == 0) lane = other;  // measure it again
   st.lane[lane].passed_over = 0;

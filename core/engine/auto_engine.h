@@ -1,13 +1,13 @@
 // --engine auto: the CPU and the GPU engine take a job's requests from one stream of work. A request of at least
 // the chain's crossover size goes to the engine expected to finish it first (with a margin against the CPU, below):
 // the end of that engine's queue (the requests already given to it, at its measured rate) plus this request at
-// that rate. Rates are measured while
-// the job runs (bytes done per second during which the engine had work), per operation (chain and direction, or
-// the pair of chains of a re-encryption); before the first measurement both count as equally fast. The CPU gets a
-// request only when it would finish it in under half the GPU's time, queue included: its requests run on every
-// core, at the expense of the job's readers and writers, which its own rate does not show (a job bound by memory
-// or I/O only gets slower). So with the GPU ready the CPU takes part where the GPU is the bottleneck and the CPU
-// reaches a good fraction of its rate.
+// that rate. Rates are measured while the job runs (bytes done per second during which the engine had work), per
+// operation (chain and direction, or the pair of chains of a re-encryption); before the first measurement both
+// count as equally fast. The CPU gets a request only when it runs at a quarter of the GPU's rate or more and would
+// finish the request in under half the GPU's time, queue included: its requests run on every core, at the expense
+// of the job's readers and writers, which its own rate does not show (a job bound by memory or I/O only gets
+// slower). So with the GPU ready the CPU takes part where the GPU is the bottleneck and the CPU reaches a good
+// fraction of its rate.
 // Each engine's first request is not counted in its rate (one-time set-up: the GPU loads its kernels), and an
 // engine passed over for kProbeEvery requests gets the next one, so that a rate measured once too low is
 // measured again.

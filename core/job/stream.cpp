@@ -30,6 +30,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// WARPVOL_STREAM_CHUNK_KB: bytes per read and engine request of every stream, instead of the caller's (tuning runs).
+size_t chunk_override() {
+  static const size_t kb = [] {
+    const char* e = std::getenv("WARPVOL_STREAM_CHUNK_KB");
+    const long n = e ? std::strtol(e, nullptr, 10) : 0;
+    return n >= 1 && n <= (1 << 20) ? size_t(n) : size_t(0);
+  }();
+  return kb << 10;
+}
+
 // Thread-seconds per stage, summed over the threads.
 struct StageTimes {
   std::atomic<int64_t> read{0}, engine_wait{0}, engine{0}, sink{0}, sink_wait{0};
@@ -64,7 +74,8 @@ void stream_area(uint64_t length, const ChunkSource& source, XtsEngine* engine, 
 
 void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransform& transform, const ChunkSink& sink,
                  const StreamOptions& opt) {
-  const size_t chunk = std::max<size_t>(kDataUnitSize, opt.chunk_bytes / kDataUnitSize * kDataUnitSize);
+  const size_t asked = chunk_override() ? chunk_override() : opt.chunk_bytes;
+  const size_t chunk = std::max<size_t>(kDataUnitSize, asked / kDataUnitSize * kDataUnitSize);
   const bool engine = static_cast<bool>(transform.fn);
   ProgressUpdate pu;
   pu.phase = opt.phase;

@@ -75,6 +75,9 @@ struct Server::Pool {
         return b;
       }
     }
+    return make(n);
+  }
+  Buf make(size_t n) {
     Buf b;
     b.fd = ::memfd_create("warpvol-agent", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (b.fd < 0) throw Error(ErrorKind::Io, std::string("memfd_create: ") + std::strerror(errno));
@@ -331,10 +334,20 @@ Server::Server(std::shared_ptr<XtsEngine> engine, ServerOptions opt)
     throw Error(ErrorKind::Io, std::string("pipe: ") + std::strerror(errno));
   }
   started_ = now_s();
+  if (!opt_.prewarm.empty())
+    prewarm_ = std::thread([this] {
+      try {
+        for (const auto& [bytes, count] : opt_.prewarm)
+          for (int i = 0; i < count && !stopping_; ++i) pool_->put(pool_->make(bytes));
+      } catch (const std::exception& e) {  // commands make their buffers as they ask
+        if (opt_.log) opt_.log(std::string("could not make the buffers ahead: ") + e.what());
+      }
+    });
 }
 
 Server::~Server() {
   stop();
+  if (prewarm_.joinable()) prewarm_.join();
   if (listen_fd_ >= 0) {
     ::close(listen_fd_);
     ::unlink(path_.c_str());

@@ -23,6 +23,9 @@ struct ServerOptions {
   double idle_exit_s = 600;
   // Page-locked buffers kept for the next commands once a command has freed them.
   size_t keep_bytes = size_t(2) << 30;
+  // Buffers made as the agent starts (bytes, how many), on a thread of their own: making and page-locking shared
+  // memory costs far more than a command's use of it, so the first command finds them ready.
+  std::vector<std::pair<size_t, int>> prewarm;
   // Asked after each command: true when the engine can no longer do its work (the GPU engine after a CUDA error
   // runs everything on its CPU fallback): the agent then ends, so the next command starts a fresh engine itself.
   std::function<bool()> engine_failed;
@@ -57,7 +60,7 @@ class Server {
   std::condition_variable cv_;
   int connections_ = 0;
   uint64_t served_ = 0;  // commands so far
-  std::vector<std::thread> threads_;
+  std::thread prewarm_;
   double started_ = 0;
   double last_activity_ = 0;  // a command last went (or the agent started)
 };
