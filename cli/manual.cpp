@@ -188,6 +188,9 @@ void write_man_page(std::ostream& os) {
         "\\fI$XDG_RUNTIME_DIR/warpvol\\fR otherwise).\n"
      << ".TP\n.B WARPVOL_MEDIA_DIR\nwhere mount points are made when none is given (default: "
         "\\fI/media/warpvol\\fR for root).\n"
+     << ".TP\n.B WARPVOL_GPU_AGENT\n\\fBoff\\fR: do not use a running \\fBgpu\\-agent\\fR.\n"
+     << ".TP\n.B WARPVOL_GPU_AGENT_SOCKET\nthe \\fBgpu\\-agent\\fR's socket (default: "
+        "\\fI$XDG_RUNTIME_DIR/warpvol/gpu\\-agent.sock\\fR, else \\fI/tmp/warpvol\\-UID/gpu\\-agent.sock\\fR).\n"
      << ".TP\n.B XDG_CACHE_HOME\n\\fIwarpvol/crossover.json\\fR below it holds what \\fBbenchmark \\-\\-calibrate\\fR "
         "measured for \\fB\\-\\-engine auto\\fR.\n"
      << ".SH SEE ALSO\n.BR warpvol\\-gui (1),\n.BR veracrypt (1),\n.BR cryptsetup (8)\n";
