@@ -116,8 +116,9 @@ for step in "$@"; do
         echo "copy_threads=$t chunk=${c}MiB: $(WARPVOL_GPU_COPY_THREADS=$t WARPVOL_GPU_CHUNK_MB=$c GPU_BENCH_CHAINS=serpent,aes GPU_BENCH_NO_KERNEL=1 timeout 20 ./gpu_bench 0 1024 3 2>&1 | grep -E '^  (AES|Serpent) ' | tr -s ' ' | tr '\n' ';')"
       done; done 2>&1 | tee "$OUT/sweep.txt" ;;
     jobs)  # whole jobs next to the storage floors of /dev/shm, every engine (bench/jobs.sh); JOBS_BUILDS: binaries'
-      # folders joined by ':' (before/after in one run), JOBS_SIZE (container), JOBS_CHAINS
-      RESULTS="$OUT/jobs.tsv" VERBOSE=1 STREAMS="1 4 16" timeout "${JOBS_TIMEOUT:-560}" bash "$ROOT/bench/jobs.sh" \
+      # folders joined by ':' (before/after in one run), JOBS_SIZE (container), JOBS_CHAINS, JOBS_AGENT=0 (no rows
+      # through a warm `warpvol gpu-agent`)
+      RESULTS="$OUT/jobs.tsv" VERBOSE=1 STREAMS="1 4 16" AGENT="$([ "${JOBS_AGENT:-1}" = 0 ] || echo 1)" timeout "${JOBS_TIMEOUT:-560}" bash "$ROOT/bench/jobs.sh" \
         "${JOBS_BUILDS:-/tmp/wv}" /dev/shm "${JOBS_SIZE:-8G}" \
         "${JOBS_CHAINS:-aes serpent twofish aes-twofish-serpent kuznyechik-serpent-camellia}" 2>&1 | tee "$OUT/jobs.txt" ;;
     sass)
