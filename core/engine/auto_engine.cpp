@@ -245,7 +245,11 @@ AutoEngine::Lane AutoEngine::pick(const Op& op, size_t bytes) {
   const bool cpu_worth = rate[kCpu] * kCpuMargin * kCpuMargin >= rate[kGpu];
   Lane lane = cpu_worth && (finish[kCpu] - t) * kCpuMargin < finish[kGpu] - t ? kCpu : kGpu;
   const Lane other = lane == kGpu ? kCpu : kGpu;
-  if (st.lane[other].passed_over >= kProbeEvery && st.lane[other].active == 0) lane = other;  // measure it again
+  // Measure the other engine again now and then; a CPU measured far below the GPU (not worth a request) rarely:
+  // each probe holds up its job (an ordered sink waits for it), and such a gap does not close during a job.
+  const unsigned probe_every =
+      other == kCpu && st.lane[kCpu].rate > 0 && !cpu_worth ? kProbeEvery * kRareProbe : kProbeEvery;
+  if (st.lane[other].passed_over >= probe_every && st.lane[other].active == 0) lane = other;
   st.lane[lane].passed_over = 0;
   ++st.lane[lane == kGpu ? kCpu : kGpu].passed_over;
   LaneStats& s = st.lane[lane];

@@ -10,7 +10,7 @@
 // fraction of its rate.
 // Each engine's first request is not counted in its rate (one-time set-up: the GPU loads its kernels), and an
 // engine passed over for kProbeEvery requests gets the next one, so that a rate measured once too low is
-// measured again.
+// measured again (a CPU below a quarter of the GPU's rate only every kProbeEvery x kRareProbe requests).
 // Requests below the crossover stay on the CPU: there the latency of a PCIe round trip decides (mounts).
 // Synchronous calls larger than a piece are split into pieces scheduled the same way and run at once.
 // The GPU engine may still be starting (a CUDA context takes up to a second to create): until it is ready the CPU
@@ -72,6 +72,7 @@ class AutoEngine final : public XtsEngine {
 
   static constexpr size_t kPieceBytes = size_t(8) << 20;  // synchronous calls are split into pieces of this size
   static constexpr unsigned kProbeEvery = 32;
+  static constexpr unsigned kRareProbe = 32;  // x kProbeEvery for a CPU measured far below the GPU
   static constexpr double kCpuMargin = 2.0;  // the CPU must be this much sooner than the GPU to take a request
   static constexpr unsigned kStartingGpuCallers = 4;      // concurrency() while the GPU starts
 

@@ -351,6 +351,36 @@ TEST_CASE("auto engine: both engines take one job's requests, and every path equ
   CHECK(lines[0].find("engine auto") != std::string::npos);
 }
 
+TEST_CASE("auto engine: a CPU far slower than the GPU gets no request beyond rare probes", "[job][auto]") {
+  // The "CPU" is a CPU engine slowed to about 0.1 GB/s, the "GPU" a plain one (several GB/s on AES): once measured,
+  // the CPU is not worth a request (under a quarter of the GPU's rate), and is measured again only rarely.
+  struct Slow : CpuEngine {
+    Slow() : CpuEngine(1) {}
+    void process(const EngineKey& k, Direction d, uint64_t unit0, uint8_t* data, size_t n) override {
+      std::this_thread::sleep_for(std::chrono::microseconds(20 * n));  // 10 ms per MiB
+      CpuEngine::process(k, d, unit0, data, n);
+    }
+  };
+  auto slow = std::make_shared<Slow>();
+  auto fast = std::make_shared<CpuEngine>(1);
+  std::map<ChainId, size_t> crossover;
+  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+  AutoEngine eng(slow, fast, crossover);
+  const auto km = noise_bytes(64, 5);
+  auto key = eng.prepare(ChainId::Aes, km.data());
+  const size_t n = (size_t(1) << 20) / kDataUnitSize;
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 4; ++t)
+    callers.emplace_back([&, t] {
+      std::vector<uint8_t> buf = noise_bytes(n * kDataUnitSize, 100 + t);
+      for (int i = 0; i < 64; ++i) eng.process(*key, Direction::Encrypt, uint64_t(i) * n, buf.data(), n);
+    });
+  for (auto& c : callers) c.join();
+  INFO("CPU " << eng.cpu_bytes() << " bytes, GPU " << eng.gpu_bytes() << " bytes");
+  CHECK(eng.cpu_bytes() <= (size_t(3) << 20));  // its first (set-up) and second request; a probe every 32: 8
+  CHECK(eng.cpu_bytes() + eng.gpu_bytes() == (size_t(256) << 20));
+}
+
 #ifdef WARPVOL_HAVE_GPU
 TEST_CASE("job paths on the GPU engine's pinned buffers give byte-identical output to the CPU engine", "[gpu][job]") {
   std::string why;
