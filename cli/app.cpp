@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <iostream>
 #include <sstream>
+#include <typeinfo>
 
 #include "cli/argv_scrub.h"
 #include "cli/command.h"
@@ -150,7 +151,7 @@ int run(const std::vector<std::string>& given_args, std::ostream& out, std::ostr
     std::string msg = e.what();
     if (auto* u = dynamic_cast<const po::unknown_option*>(&e))
       if (auto hint = warpvol_spelling_hint(u->get_option_name())) msg += "; warpvol's spelling: " + *hint;
-    if (msg.empty()) msg = "unknown error";
+    if (msg.empty()) msg = std::string("unknown error (") + typeid(e).name() + ")";
     out.flush();
     err << "warpvol: " << msg << std::endl;
     if (ctx.json) out << nlohmann::ordered_json{{"error", msg}, {"code", code}}.dump() << std::endl;

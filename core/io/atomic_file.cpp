@@ -55,6 +55,7 @@ AtomicFile::~AtomicFile() {
 }
 
 BlockFile& AtomicFile::file() {
+  std::lock_guard<std::mutex> lk(file_mu_);
   if (!file_) {
     file_ = open_file(temp_, OpenMode::ReadWrite);
     if (wrap_) file_ = wrap_(std::move(file_));

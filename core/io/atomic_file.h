@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "core/io/container_lock.h"
@@ -26,6 +27,8 @@ class AtomicFile {
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
+  // Opens the temporary file on first use. Thread-safe: a job's writers may all ask for it at once (export's
+  // positioned writes, create's fill).
   BlockFile& file();
   const std::string& temp_path() const { return temp_; }
   // Reserves `size` bytes (fallocate; ftruncate where unsupported), before file(): a full disk or a file-size limit
@@ -44,6 +47,7 @@ class AtomicFile {
   bool lock_target_ = false;
   ContainerLock target_lock_;
   FileWrapper wrap_;
+  std::mutex file_mu_;  // guards the first open of file_
   std::unique_ptr<BlockFile> file_;
   bool committed_ = false;
 };

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "core/io/atomic_file.h"
 #include "core/io/binary.h"
@@ -271,6 +272,31 @@ TEST_CASE("io: atomic_replace replaces the whole file, mode 0600, no temporary l
   atomic_replace(path, std::string());
   CHECK(slurp(path).empty());
   CHECK(files_in(dir.path()) == 1);
+}
+
+TEST_CASE("io: AtomicFile's file is opened once when several writers ask for it at once", "[io]") {
+  // Export's workers write their chunks with positioned writes as each is done: with a warm GPU the first ones end
+  // together, and an unguarded first open let two threads each open the file and one of them write through the
+  // object the other had just replaced (a job that failed with an empty error, or worse). The wrapper holds the
+  // first open long enough for every writer to arrive.
+  wvtest::TempDir dir;
+  std::atomic<int> opens{0};
+  FileWrapper slow = [&](std::unique_ptr<BlockFile> f) {
+    ++opens;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return f;
+  };
+  const auto data = pattern(8 * 4096, 6);
+  {
+    AtomicFile f(dir.file("out"), true, slow);
+    std::vector<std::thread> writers;
+    for (int w = 0; w < 8; ++w)
+      writers.emplace_back([&, w] { f.file().write_at(uint64_t(w) * 4096, data.data() + w * 4096, 4096); });
+    for (auto& t : writers) t.join();
+    f.commit();
+  }
+  CHECK(opens == 1);
+  CHECK(slurp(dir.file("out")) == std::string(data.begin(), data.end()));
 }
 
 TEST_CASE("io: AtomicFile leaves the old file as it was when a step before the rename fails", "[io]") {

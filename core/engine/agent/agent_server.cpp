@@ -35,7 +35,7 @@ Reply reply_to(const Request& q) {
 
 void set_error(Reply& r, ErrorKind kind, const std::string& what) {
   r.status = uint16_t(1 + int(kind));
-  set_text(r.text, sizeof r.text, what);
+  set_text(r.text, sizeof r.text, what.empty() ? "agent: the engine failed without saying why" : "agent: " + what);
 }
 
 }  // namespace
@@ -181,7 +181,7 @@ struct Server::Connection {
       if (ka == keys.end() || (reenc && kb == keys.end()) || bi == bufs.end() || q.nunits == 0 ||
           q.nunits > (uint64_t(1) << 40) || q.offset > bi->second.buf.size ||
           bytes > bi->second.buf.size - q.offset || (!reenc && q.direction > 1)) {
-        set_error(r, ErrorKind::Usage, "agent: a request names an unknown key or buffer, or lies outside its buffer");
+        set_error(r, ErrorKind::Usage, "a request names an unknown key or buffer, or lies outside its buffer");
         send(r);
         return;
       }
@@ -227,7 +227,7 @@ struct Server::Connection {
         const auto& chains = all_chains();
         auto it = std::find_if(chains.begin(), chains.end(), [&](const ChainInfo& c) { return uint32_t(c.id) == q.chain; });
         if (it == chains.end() || q.material_len != 2 * it->key_size()) {
-          set_error(r, ErrorKind::Usage, "agent: unknown chain or key length");
+          set_error(r, ErrorKind::Usage, "unknown chain or key length");
         } else {
           try {
             auto key = server.engine_->prepare(it->id, q.material);
@@ -235,7 +235,7 @@ struct Server::Connection {
             r.id = next_id++;
             keys[r.id] = std::move(key);
           } catch (const std::exception& e) {
-            set_error(r, ErrorKind::Io, std::string("agent: ") + e.what());
+            set_error(r, ErrorKind::Io, e.what());
           }
         }
         secure_wipe(q.material, sizeof q.material);
@@ -249,7 +249,7 @@ struct Server::Connection {
       }
       case Op::Buffer: {
         try {
-          if (q.bytes == 0 || q.bytes > (uint64_t(1) << 36)) throw Error(ErrorKind::Usage, "agent: bad buffer size");
+          if (q.bytes == 0 || q.bytes > (uint64_t(1) << 36)) throw Error(ErrorKind::Usage, "bad buffer size");
           Pool::Buf b = server.pool_->take(size_t(q.bytes));
           {
             std::lock_guard<std::mutex> lk(mu);
@@ -301,7 +301,7 @@ struct Server::Connection {
         return;
       }
     }
-    set_error(r, ErrorKind::Usage, "agent: unknown request");
+    set_error(r, ErrorKind::Usage, "unknown request");
     send(r);
   }
 
@@ -374,7 +374,7 @@ void Server::serve(int fd) {
   while (recv_message(fd, &q, sizeof q)) {
     if (q.magic != kMagic || q.version != kVersion) {
       Reply r = reply_to(q);
-      set_error(r, ErrorKind::Usage, "agent: protocol version mismatch (agent " + std::to_string(kVersion) + ")");
+      set_error(r, ErrorKind::Usage, "protocol version mismatch (agent " + std::to_string(kVersion) + ")");
       c.send(r);
       break;
     }

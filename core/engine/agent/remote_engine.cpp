@@ -55,7 +55,11 @@ class Link {
       if (got.fd >= 0) ::close(got.fd);
       const int k = got.r.status - 1;
       const ErrorKind kind = k >= 0 && k < int(std::size(kAllErrorKinds)) ? kAllErrorKinds[k] : ErrorKind::Io;
-      throw Error(kind, std::string(got.r.text, strnlen(got.r.text, sizeof got.r.text)));
+      std::string text(got.r.text, strnlen(got.r.text, sizeof got.r.text));
+      if (text.empty())
+        text = "the GPU agent could not run a request (operation " + std::to_string(int(q.op)) + ", status " +
+               std::to_string(got.r.status) + ")";
+      throw Error(kind, text);
     }
     return got;
   }
