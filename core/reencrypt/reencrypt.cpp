@@ -49,7 +49,9 @@ Sha256 sha256(const uint8_t* p, size_t n) {
 // A hot zone's pieces in the job pipeline (several readers and engine callers per zone). The CPU engine spreads
 // each request over its cores, so small pieces let a zone's reading, re-encryption and hashing overlap; an engine
 // that takes several callers (the GPU's pipeline) runs few large requests far better than many small ones, which
-// it cuts into pieces that each wait for a transfer slot (docs/perf: batch re-encryption on the GPU).
+// it cuts into pieces that each wait for a transfer slot (docs/perf: batch re-encryption on the GPU). Journal
+// resilience keeps the small pieces on every engine: each piece's old ciphertext goes into the journal from its
+// reader's thread, and those writes overlap only across many pieces in flight.
 constexpr size_t kZonePiece = size_t(4) << 20;
 constexpr size_t kZonePieceMultiCaller = size_t(16) << 20;
 
@@ -597,8 +599,9 @@ struct Job::Impl {
     // The zone goes through the job pipeline in pieces: several readers, the engine's callers, and each piece's
     // checksums on its reader's thread, so reading, re-encrypting and hashing overlap.
     StreamOptions so;
-    so.chunk_bytes =
-        opt.engine->concurrency_for(*p0.old_key, p0.new_key.get()) > 1 ? kZonePieceMultiCaller : kZonePiece;
+    so.chunk_bytes = !journal && opt.engine->concurrency_for(*p0.old_key, p0.new_key.get()) > 1
+                         ? kZonePieceMultiCaller
+                         : kZonePiece;
     so.region = z.data.data();
     so.ordered = false;
     ChunkTransform t;
