@@ -18,7 +18,10 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <mutex>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "core/format/header_writer.h"
 #include "core/reencrypt/job_support.h"
@@ -615,20 +618,48 @@ struct Job::Impl {
         StageTimes::add(times.protect, t0);
       }
     };
+    // Checksum mode: each piece's entries go into the slot and into the digest on the worker that hashed them, so
+    // that the zone's protection is in the slot and digested when its last piece is (nothing left for one thread
+    // alone after the stream). A worker never waits for the slot: entries made before it is free are written by
+    // the first worker that finds it free, or after the stream.
+    OrderedDigest entries_digest(z.prot.data(), journal ? 0 : z.prot_size);
+    std::mutex unwritten_mu;
+    std::vector<std::pair<uint64_t, size_t>> unwritten;  // entry ranges hashed before the slot was free
+    auto slot_is_free = [&slot_free] {
+      if (!slot_free.valid()) return true;
+      const std::shared_future<void> own = slot_free;
+      return own.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    };
+    auto write_entries = [&](uint64_t at, size_t n) { store->write_at(prot_at + at, z.prot.data() + at, n); };
     auto sink = [&](uint64_t pos, const uint8_t* buf, size_t len) {
       if (journal) return;
       const auto t0 = StageTimes::Clock::now();
-      hash_units(j.unit_hash, buf, len / kDataUnitSize, z.prot.data() + pos / kDataUnitSize * kChecksumEntrySize, 1);
+      const uint64_t at = pos / kDataUnitSize * kChecksumEntrySize;
+      const size_t n = len / kDataUnitSize * kChecksumEntrySize;
+      hash_units(j.unit_hash, buf, len / kDataUnitSize, z.prot.data() + at, 1);
+      entries_digest.add(at, n);
+      std::vector<std::pair<uint64_t, size_t>> mine{{at, n}};
+      if (slot_is_free()) {
+        wait_free();  // rethrows when the commit that frees it failed
+        std::lock_guard<std::mutex> lk(unwritten_mu);
+        mine.insert(mine.end(), unwritten.begin(), unwritten.end());
+        unwritten.clear();
+      } else {
+        std::lock_guard<std::mutex> lk(unwritten_mu);
+        unwritten.push_back(mine[0]);
+        mine.clear();
+      }
+      for (const auto& [a, m] : mine) write_entries(a, m);
       StageTimes::add(times.protect, t0);
     };
     stream_area(z.len, source, t, sink, so);
     if (journal) {
       z.digest = digest.finish();
     } else {
-      wait_free();
       const auto t0 = StageTimes::Clock::now();
-      store->write_at(prot_at, z.prot.data(), z.prot.size());
-      z.digest = protection_digest(z.prot.data(), z.prot.size());
+      if (!unwritten.empty()) wait_free();
+      for (const auto& [a, m] : unwritten) write_entries(a, m);
+      z.digest = entries_digest.finish();
       StageTimes::add(times.protect, t0);
     }
     sentinel_from(*rfile, off + z.len, z.sentinel);
