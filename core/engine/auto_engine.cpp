@@ -348,6 +348,21 @@ void AutoEngine::reencrypt(const EngineKey& from, const EngineKey& to, uint64_t 
   run_split(Op{int(a.chain()), int(b.chain()), 0}, Piece{&from, &to, Direction::Decrypt, unit0, data, nunits});
 }
 
+void AutoEngine::reencrypt_each(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
+                                size_t nunits, const UnitsDone& done) {
+  if (from.legacy() || to.legacy()) {
+    const EngineKey& f = from.legacy() ? from : *auto_key(from).cpu_;
+    const EngineKey& t = to.legacy() ? to : *auto_key(to).cpu_;
+    return cpu_->reencrypt_each(f, t, unit0, data, nunits, done);
+  }
+  const AutoKey& a = auto_key(from);
+  const AutoKey& b = auto_key(to);
+  if (!large(a.chain(), nunits) && !large(b.chain(), nunits))
+    return cpu_->reencrypt_each(*a.cpu_, *b.cpu_, unit0, data, nunits, done);
+  reencrypt(from, to, unit0, data, nunits);
+  if (nunits) done(0, nunits);
+}
+
 std::future<void> AutoEngine::submit(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0,
                                      uint8_t* data, size_t nunits) {
   if (key->legacy()) return cpu_->submit(std::move(key), d, unit0, data, nunits);

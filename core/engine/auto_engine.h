@@ -51,6 +51,9 @@ class AutoEngine final : public XtsEngine {
   std::shared_ptr<const EngineKey> prepare_legacy(LegacySuite suite, const uint8_t* key, uint64_t base) override;
   void process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) override;
   void reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data, size_t nunits) override;
+  // Requests that stay on the CPU hand their pieces over as the CPU engine does; the others once they are done.
+  void reencrypt_each(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data, size_t nunits,
+                      const UnitsDone& done) override;
   std::future<void> submit(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0, uint8_t* data,
                            size_t nunits) override;
   // The GPU engine's pinned buffers: requests the CPU takes run on them just as well.

@@ -80,6 +80,11 @@ void CpuEngine::process(const EngineKey& key, Direction d, uint64_t unit0, uint8
 
 void CpuEngine::reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
                           size_t nunits) {
+  reencrypt_each(from, to, unit0, data, nunits, {});
+}
+
+void CpuEngine::reencrypt_each(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
+                               size_t nunits, const UnitsDone& done) {
   if (from.legacy() || to.legacy()) {  // a migration away from a legacy mode: two passes per piece
     pool_->parallel_ranges(nunits, kMinPieceUnits, kChunkUnits, [&](size_t first, size_t end) {
       uint8_t* p = data + first * kDataUnitSize;
@@ -88,6 +93,7 @@ void CpuEngine::reencrypt(const EngineKey& from, const EngineKey& to, uint64_t u
       else cpu_key(from).xts().decrypt(unit0 + first, p, n);
       if (const LegacyCrypt* l = to.legacy()) l->units(Direction::Encrypt, unit0 + first, p, n);
       else cpu_key(to).xts().encrypt(unit0 + first, p, n);
+      if (done) done(first, end);
     });
     return;
   }
@@ -97,6 +103,7 @@ void CpuEngine::reencrypt(const EngineKey& from, const EngineKey& to, uint64_t u
     uint8_t* p = data + first * kDataUnitSize;
     a.decrypt(unit0 + first, p, end - first);
     b.encrypt(unit0 + first, p, end - first);
+    if (done) done(first, end);
   });
 }
 

@@ -22,6 +22,8 @@ class CpuEngine : public XtsEngine {
   void process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) override;
   void reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
                  size_t nunits) override;
+  void reencrypt_each(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data, size_t nunits,
+                      const UnitsDone& done) override;
 
  private:
   IsaLevel level_;

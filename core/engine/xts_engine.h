@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
@@ -41,6 +42,13 @@ class XtsEngine {
   // two passes per 256 KiB chunk while it is hot in cache.
   virtual void reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
                          size_t nunits);
+  // reencrypt(), handing each run of finished units to done(first, end) (unit indices within `data`): every unit
+  // once, from any thread, possibly several at once; all calls returned when this returns. The CPU engine calls it
+  // per piece on the thread that re-encrypted it, while the piece is hot in cache, so that a re-encryption's
+  // per-unit checksums need no pass of their own over the data. The default calls done(0, nunits) at the end.
+  using UnitsDone = std::function<void(size_t first, size_t end)>;
+  virtual void reencrypt_each(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
+                              size_t nunits, const UnitsDone& done);
   // Asynchronous form; `data` must stay valid until the future is ready. The default runs process() on a
   // separate thread.
   virtual std::future<void> submit(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0,

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -337,6 +338,99 @@ void PieceDigest::add(uint64_t pos, const uint8_t* p, size_t len) {
 Digest PieceDigest::finish() const {
   Digest d{};
   SHA256(digests_.data(), digests_.size(), d.data());
+  return d;
+}
+
+// Per piece: the bytes hashed so far (a prefix of the piece) and whether a caller is hashing it now; `final` the
+// ranges added and not hashed yet (start -> end, disjoint, merged). A caller that finds the next bytes of a piece
+// final claims them, hashes them outside the lock, and looks again before it lets go, so nothing added meanwhile
+// is left behind.
+struct OrderedDigest::State {
+  const uint8_t* base = nullptr;
+  uint64_t n = 0;
+  std::mutex mu;
+  std::map<uint64_t, uint64_t> final;
+  struct Piece {
+    SHA256_CTX ctx;
+    uint64_t hashed = 0;  // bytes of the piece fed to ctx
+    bool busy = false;
+  };
+  std::vector<Piece> pieces;
+  std::vector<uint8_t> digests;
+  uint64_t piece_len(size_t i) const { return std::min<uint64_t>(kPiece, n - i * kPiece); }
+};
+
+OrderedDigest::OrderedDigest(const uint8_t* base, uint64_t n) : st_(std::make_unique<State>()) {
+  st_->base = base;
+  st_->n = n;
+  const size_t np = size_t((n + kPiece - 1) / kPiece);
+  st_->pieces.resize(np);
+  st_->digests.resize(np * 32);
+  for (auto& p : st_->pieces) SHA256_Init(&p.ctx);
+}
+
+OrderedDigest::~OrderedDigest() {
+  for (auto& p : st_->pieces) secure_wipe(&p.ctx, sizeof p.ctx);
+}
+
+void OrderedDigest::add(uint64_t pos, size_t len) {
+  State& s = *st_;
+  if (pos > s.n || len > s.n - pos) throw Error(ErrorKind::Io, "internal: protection digest range out of place");
+  if (len == 0) return;
+  std::unique_lock<std::mutex> lk(s.mu);
+  {  // record [pos, pos + len), merged with its neighbours
+    uint64_t a = pos, b = pos + len;
+    auto next = s.final.upper_bound(a);
+    const bool overlaps = (next != s.final.end() && next->first < b) ||
+                          (next != s.final.begin() && std::prev(next)->second > a);
+    if (overlaps) throw Error(ErrorKind::Io, "internal: protection digest range added twice");
+    if (next != s.final.end() && next->first == b) {
+      b = next->second;
+      next = s.final.erase(next);
+    }
+    if (next != s.final.begin() && std::prev(next)->second == a) {
+      auto prev = std::prev(next);
+      a = prev->first;
+      s.final.erase(prev);
+    }
+    s.final[a] = b;
+  }
+  const size_t first = size_t(pos / kPiece), last = size_t((pos + len - 1) / kPiece);
+  for (size_t i = first; i <= last; ++i) {
+    State::Piece& p = s.pieces[i];
+    const uint64_t start = uint64_t(i) * kPiece, plen = s.piece_len(i);
+    while (!p.busy && p.hashed < plen) {
+      // The final range that holds the piece's next byte, if any.
+      const uint64_t at = start + p.hashed;
+      auto it = s.final.upper_bound(at);
+      if (it == s.final.begin()) break;
+      --it;
+      if (it->second <= at) break;
+      const uint64_t to = std::min(it->second, start + plen);
+      // Take [at, to) out of the final ranges: it is being hashed.
+      const uint64_t a = it->first, b = it->second;
+      s.final.erase(it);
+      if (a < at) s.final[a] = at;
+      if (to < b) s.final[to] = b;
+      p.busy = true;
+      lk.unlock();
+      SHA256_Update(&p.ctx, s.base + at, size_t(to - at));
+      lk.lock();
+      p.busy = false;
+      p.hashed = to - start;
+      if (p.hashed == plen) SHA256_Final(s.digests.data() + i * 32, &p.ctx);
+    }
+  }
+}
+
+Digest OrderedDigest::finish() {
+  State& s = *st_;
+  std::lock_guard<std::mutex> lk(s.mu);
+  for (size_t i = 0; i < s.pieces.size(); ++i)
+    if (s.pieces[i].busy || s.pieces[i].hashed != s.piece_len(i))
+      throw Error(ErrorKind::Io, "internal: protection digest finished before all of it was added");
+  Digest d{};
+  SHA256(s.digests.data(), s.digests.size(), d.data());
   return d;
 }
 

@@ -174,6 +174,24 @@ class PieceDigest {
   std::vector<uint8_t> digests_;
 };
 
+// The same digest of n bytes at `base`, computed while the bytes are being produced: add() says that a range of
+// them is final (any order, several threads, each byte once), and each 1 MiB piece is hashed front to back as far
+// as its bytes are final, by whichever caller made them so. The hashing then overlaps the work that produces the
+// bytes (a hot zone's checksum entries, written by the stream's workers) instead of following it.
+class OrderedDigest {
+ public:
+  OrderedDigest(const uint8_t* base, uint64_t n);
+  ~OrderedDigest();
+  OrderedDigest(const OrderedDigest&) = delete;
+  OrderedDigest& operator=(const OrderedDigest&) = delete;
+  void add(uint64_t pos, size_t len);
+  Digest finish();  // after every byte was added
+
+ private:
+  struct State;
+  std::unique_ptr<State> st_;
+};
+
 constexpr uint32_t kSlotJournalVersion = 3;
 constexpr size_t kSlotRecordBytes = 84 + kMacSize;  // a slot's record, MAC included
 struct JournalLayout {

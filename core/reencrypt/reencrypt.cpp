@@ -18,7 +18,10 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <mutex>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "core/format/header_writer.h"
 #include "core/reencrypt/job_support.h"
@@ -520,7 +523,9 @@ struct Job::Impl {
   }
 
   // Decrypts old / encrypts new, in place, the range bytes [rel, rel + len) (whole units), by volume.
-  void reencrypt_range(uint64_t rel, uint8_t* data, uint64_t len) {
+  // With `done`, each run of finished units [first, end) (unit indices within `data`) is handed to it as the
+  // engine finishes it (XtsEngine::reencrypt_each).
+  void reencrypt_range(uint64_t rel, uint8_t* data, uint64_t len, const XtsEngine::UnitsDone& done = {}) {
     uint64_t pos = rel;
     const uint64_t end = rel + len;
     while (pos < end) {
@@ -535,8 +540,16 @@ struct Job::Impl {
           seg_end = std::min(end, h.rel_begin);
         }
       }
-      opt.engine->reencrypt(*p->old_key, *p->new_key, j.range_first_unit + pos / kDataUnitSize,
-                            data + (pos - rel), size_t((seg_end - pos) / kDataUnitSize));
+      const uint64_t unit0 = j.range_first_unit + pos / kDataUnitSize;
+      uint8_t* seg = data + (pos - rel);
+      const size_t nunits = size_t((seg_end - pos) / kDataUnitSize);
+      if (done) {
+        const size_t before = size_t((pos - rel) / kDataUnitSize);  // units of `data` before this segment
+        opt.engine->reencrypt_each(*p->old_key, *p->new_key, unit0, seg, nunits,
+                                   [&done, before](size_t first, size_t end) { done(before + first, before + end); });
+      } else {
+        opt.engine->reencrypt(*p->old_key, *p->new_key, unit0, seg, nunits);
+      }
       pos = seg_end;
     }
   }
@@ -596,8 +609,8 @@ struct Job::Impl {
     if (!journal) z.prot.resize(nunits * kChecksumEntrySize);
     z.prot_size = journal ? z.len : nunits * kChecksumEntrySize;
     PieceDigest digest(journal ? z.len : 0);
-    // The zone goes through the job pipeline in pieces: several readers, the engine's callers, and each piece's
-    // checksums on its reader's thread, so reading, re-encrypting and hashing overlap.
+    // The zone goes through the job pipeline in pieces: several readers and the engine's callers, so reading,
+    // re-encrypting and hashing overlap.
     StreamOptions so;
     so.chunk_bytes = !journal && opt.engine->concurrency_for(*p0.old_key, p0.new_key.get()) > 1
                          ? kZonePieceMultiCaller
@@ -605,9 +618,18 @@ struct Job::Impl {
     so.region = z.data.data();
     so.ordered = false;
     ChunkTransform t;
+    // Checksum mode: the entries of each piece of new ciphertext are computed as the engine finishes it, on its
+    // thread, while the piece is still in that core's cache (no pass of their own over the zone).
+    auto hash_entries = [&](uint64_t pos, const uint8_t* buf, size_t first, size_t end) {
+      hash_units(j.unit_hash, buf + first * kDataUnitSize, end - first,
+                 z.prot.data() + (pos / kDataUnitSize + first) * kChecksumEntrySize, 1);
+    };
     t.fn = [&](uint64_t pos, uint8_t* buf, size_t len) {
       const auto t0 = StageTimes::Clock::now();
-      reencrypt_range(off + pos, buf, len);
+      if (journal)
+        reencrypt_range(off + pos, buf, len);
+      else
+        reencrypt_range(off + pos, buf, len, [&](size_t first, size_t end) { hash_entries(pos, buf, first, end); });
       StageTimes::add(times.engine, t0);
     };
     t.slots = opt.engine->concurrency_for(*p0.old_key, p0.new_key.get());
@@ -623,20 +645,48 @@ struct Job::Impl {
         StageTimes::add(times.protect, t0);
       }
     };
+    // Checksum mode: each piece's entries go into the slot and into the digest on the piece's worker, so
+    // that the zone's protection is in the slot and digested when its last piece is (nothing left for one thread
+    // alone after the stream). A worker never waits for the slot: entries made before it is free are written by
+    // the first worker that finds it free, or after the stream.
+    OrderedDigest entries_digest(z.prot.data(), journal ? 0 : z.prot_size);
+    std::mutex unwritten_mu;
+    std::vector<std::pair<uint64_t, size_t>> unwritten;  // entry ranges hashed before the slot was free
+    auto slot_is_free = [&slot_free] {
+      if (!slot_free.valid()) return true;
+      const std::shared_future<void> own = slot_free;
+      return own.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    };
+    auto write_entries = [&](uint64_t at, size_t n) { store->write_at(prot_at + at, z.prot.data() + at, n); };
     auto sink = [&](uint64_t pos, const uint8_t* buf, size_t len) {
       if (journal) return;
       const auto t0 = StageTimes::Clock::now();
-      hash_units(j.unit_hash, buf, len / kDataUnitSize, z.prot.data() + pos / kDataUnitSize * kChecksumEntrySize, 1);
+      (void)buf;  // its entries were computed as the engine finished it (t.fn)
+      const uint64_t at = pos / kDataUnitSize * kChecksumEntrySize;
+      const size_t n = len / kDataUnitSize * kChecksumEntrySize;
+      entries_digest.add(at, n);
+      std::vector<std::pair<uint64_t, size_t>> mine{{at, n}};
+      if (slot_is_free()) {
+        wait_free();  // rethrows when the commit that frees it failed
+        std::lock_guard<std::mutex> lk(unwritten_mu);
+        mine.insert(mine.end(), unwritten.begin(), unwritten.end());
+        unwritten.clear();
+      } else {
+        std::lock_guard<std::mutex> lk(unwritten_mu);
+        unwritten.push_back(mine[0]);
+        mine.clear();
+      }
+      for (const auto& [a, m] : mine) write_entries(a, m);
       StageTimes::add(times.protect, t0);
     };
     stream_area(z.len, source, t, sink, so);
     if (journal) {
       z.digest = digest.finish();
     } else {
-      wait_free();
       const auto t0 = StageTimes::Clock::now();
-      store->write_at(prot_at, z.prot.data(), z.prot.size());
-      z.digest = protection_digest(z.prot.data(), z.prot.size());
+      if (!unwritten.empty()) wait_free();
+      for (const auto& [a, m] : unwritten) write_entries(a, m);
+      z.digest = entries_digest.finish();
       StageTimes::add(times.protect, t0);
     }
     sentinel_from(*rfile, off + z.len, z.sentinel);
@@ -833,7 +883,9 @@ struct Job::Impl {
                     "%s: %.3f s; thread-seconds preparing zones (beside the writes): read %.3f, engine %.3f, %s "
                     "%.3f; seconds: journal commits %.3f, writes %.3f, fsync %.3f, waiting for the next zone %.3f",
                     path.c_str(), r.seconds, times.read / 1e6, times.engine / 1e6,
-                    j.resilience == Resilience::Journal ? "journal copy" : "checksums", times.protect / 1e6,
+                    j.resilience == Resilience::Journal ? "journal copy" : "checksums into the journal (hashed "
+                                                                           "in the engine's pass)",
+                    times.protect / 1e6,
                     times.commit / 1e6, times.write / 1e6, times.sync / 1e6, times.wait / 1e6);
       opt.summary(b);
     }

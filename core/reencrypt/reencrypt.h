@@ -37,7 +37,9 @@
 //        writes into the free slot wait until Z_{k-1} returned (before that, the slot P_k writes holds the newest
 //        committed state). So the protection copy overlaps the data writes (a different file, which the file
 //        system does not serialise with the container's). Within P_k, pieces are read, re-encrypted and hashed
-//        in parallel: core/job/stream.h.
+//        in parallel (core/job/stream.h): checksum entries are computed in the engine's pass over each piece
+//        (XtsEngine::reencrypt_each), and each piece's entries go into the slot and into the digest on its own
+//        worker (OrderedDigest), so no pass over the zone is left for one thread after the stream.
 //   Z_k  COMMIT POINT k (= SAFE POINT of zone k-1): after W_{k-1}'s fsync and the end of P_k, the free slot's
 //        record {phase Data, progress a, hot zone [a, b), sentinel, protection size, MAC over the fixed part,
 //        the record and the protection's digest} written, journal fsync()ed (which makes P_k's protection

@@ -9,7 +9,9 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "core/crypto/cpu_features.h"
 #include "core/crypto/xts.h"
+#include "core/reencrypt/unit_hash_simd.h"
 #include "core/util/parallel.h"
 
 namespace warpvol::reenc {
@@ -18,6 +20,11 @@ namespace {
 
 void hash_range(UnitHash h, const uint8_t* data, size_t from, size_t to, uint8_t* out) {
   static_assert(kUnitHashSize == 16, "both hashes give 128 bits");
+  static_assert(detail::kUnitBytes == kDataUnitSize && detail::kEntryBytes == kUnitHashSize);
+  if (h == UnitHash::Xxh3_128 && active_isa() >= IsaLevel::Avx2) {
+    detail::xxh3_128_units_avx2(data + from * kDataUnitSize, to - from, out + from * kUnitHashSize);
+    return;
+  }
   for (size_t i = from; i < to; ++i) {
     const uint8_t* unit = data + i * kDataUnitSize;
     uint8_t* dst = out + i * kUnitHashSize;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <future>
+#include <map>
 #include <mutex>
 #include <random>
 #include <set>
@@ -379,6 +380,54 @@ TEST_CASE("auto engine: a CPU far slower than the GPU gets no request beyond rar
   INFO("CPU " << eng.cpu_bytes() << " bytes, GPU " << eng.gpu_bytes() << " bytes");
   CHECK(eng.cpu_bytes() <= (size_t(3) << 20));  // its first (set-up) and second request; a probe every 32: 8
   CHECK(eng.cpu_bytes() + eng.gpu_bytes() == (size_t(256) << 20));
+}
+
+TEST_CASE("engine: reencrypt_each hands every unit over once, already re-encrypted, on every engine path",
+          "[job][auto][reencrypt]") {
+  // A re-encryption's checksums are computed from what reencrypt_each hands over: each unit must come exactly once,
+  // holding its new ciphertext by then (compared with the oracle at that moment), and the result must equal
+  // reencrypt()'s.
+  auto cpu = std::make_shared<CpuEngine>(3);
+  auto other = std::make_shared<CpuEngine>(1);
+  std::map<ChainId, size_t> crossover;
+  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+  auto autoe = std::make_shared<AutoEngine>(cpu, other, crossover);
+  Area a(ChainId::Serpent, (size_t(20) << 20) + 7 * kDataUnitSize);
+  auto to_key = noise_bytes(2 * 32, 9);
+  auto expect = a.plain;
+  XtsChain(ChainId::Twofish, to_key.data()).encrypt(a.first_unit, expect.data(), expect.size() / kDataUnitSize);
+  struct Case {
+    XtsEngine* e;
+    size_t units;  // a small request stays on auto's CPU engine; a large one is split over both
+  };
+  const size_t all = a.cipher.size() / kDataUnitSize;
+  for (const Case& c : {Case{cpu.get(), all}, Case{cpu.get(), 100}, Case{autoe.get(), all}, Case{autoe.get(), 100}}) {
+    INFO("engine " << c.e->name() << ", " << c.units << " units");
+    auto from = c.e->prepare(a.chain, a.key.data());
+    auto to = c.e->prepare(ChainId::Twofish, to_key.data());
+    auto buf = a.cipher;
+    std::vector<std::atomic<int>> seen(c.units);
+    std::atomic<size_t> calls{0}, wrong{0};
+    c.e->reencrypt_each(*from, *to, a.first_unit, buf.data(), c.units, [&](size_t first, size_t end) {
+      ++calls;
+      if (first >= end || end > c.units) {
+        ++wrong;
+        return;
+      }
+      for (size_t u = first; u < end; ++u) ++seen[u];
+      if (std::memcmp(buf.data() + first * kDataUnitSize, expect.data() + first * kDataUnitSize,
+                      (end - first) * kDataUnitSize) != 0)
+        ++wrong;
+    });
+    CHECK(wrong == 0);
+    size_t not_once = 0;
+    for (auto& s : seen) not_once += s != 1;
+    CHECK(not_once == 0);
+    CHECK(std::memcmp(buf.data(), expect.data(), c.units * kDataUnitSize) == 0);
+    CHECK(std::memcmp(buf.data() + c.units * kDataUnitSize, a.cipher.data() + c.units * kDataUnitSize,
+                      buf.size() - c.units * kDataUnitSize) == 0);
+    if (c.e == cpu.get() && c.units == all) CHECK(calls > 1);  // by piece, not once at the end
+  }
 }
 
 #ifdef WARPVOL_HAVE_GPU
