@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <thread>
@@ -24,6 +23,7 @@
 #include "core/engine/agent/remote_engine.h"
 #include "core/engine/cpu_engine.h"
 #include "core/job/stream.h"
+#include "core/mount/runtime.h"
 #include "core/reencrypt/reencrypt.h"
 #include "core/util/error.h"
 #include "core/util/secure.h"
@@ -229,22 +229,16 @@ class GpuAgentCommand final : public Command {
       ctx.message("no GPU agent runs (" + why + ")");
       return 0;
     }
-    // Returns once it is gone: it ends when the commands still connected have finished.
-    for (int i = 0; i < 600 && alive(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (alive(pid))
+    // Returns once it is gone: it ends when the commands still connected have finished. (Its start time guards
+    // against a reused pid; a zombie left by a foreground parent counts as gone.)
+    const uint64_t started = mount::process_start_time(pid);
+    auto alive = [&] { return started != 0 && mount::process_alive(pid, started); };
+    for (int i = 0; i < 600 && alive(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (alive())
       ctx.message("GPU agent pid " + std::to_string(pid) + " ends once its commands have finished");
     else
       ctx.message("GPU agent pid " + std::to_string(pid) + " stopped");
     return 0;
-  }
-
-  // Running (not gone, not a zombie waiting for a parent that started it in the foreground).
-  static bool alive(int pid) {
-    std::ifstream st("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    if (!std::getline(st, line)) return false;
-    const size_t close = line.rfind(')');
-    return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
   }
 
   // Every thread made from here on leaves these signals to serve()'s watcher.

@@ -160,14 +160,16 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
   if (opt.choice == EngineChoice::Gpu || start.engine.wait_for(kStartGrace) == std::future_status::ready) {
     std::shared_ptr<XtsEngine> gpu = start.engine.get();
     if (gpu && opt.verbose) {
-      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
       char b[160];
-      if (const auto* r = dynamic_cast<const agent::RemoteEngine*>(gpu.get()))
+      if (const auto* r = dynamic_cast<const agent::RemoteEngine*>(gpu.get())) {
         std::snprintf(b, sizeof b, "engine %s: the GPU agent (pid %d) serves the job: no engine start here",
                       opt.choice == EngineChoice::Gpu ? "gpu" : "auto", r->agent_pid());
-      else
-        std::snprintf(b, sizeof b, "engine gpu: the job waited %.3f s for the GPU engine to start", waited);
-      if (opt.choice == EngineChoice::Gpu || dynamic_cast<const agent::RemoteEngine*>(gpu.get())) opt.verbose(b);
+        opt.verbose(b);
+      } else if (opt.choice == EngineChoice::Gpu) {
+        std::snprintf(b, sizeof b, "engine gpu: the job waited %.3f s for the GPU engine to start",
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count());
+        opt.verbose(b);
+      }
     }
     if (!gpu) {
       if (opt.choice == EngineChoice::Gpu) throw Error(ErrorKind::Usage, "--engine gpu: " + *start.why);

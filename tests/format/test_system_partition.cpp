@@ -76,6 +76,14 @@ std::vector<uint8_t> system_drive(const std::vector<uint8_t>& plain, uint64_t en
   return d;
 }
 
+// Partition 2's plaintext: seeded noise of its size.
+std::vector<uint8_t> partition_plain(unsigned seed) {
+  std::vector<uint8_t> plain(size_t(kP2n) * 512);
+  std::mt19937 rng(seed);
+  for (auto& b : plain) b = uint8_t(rng());
+  return plain;
+}
+
 OpenOptions system_options(LockedBytes& pw) {
   OpenOptions o;
   o.credentials.password = LockedBytes(pw.data(), pw.size());
@@ -144,9 +152,7 @@ TEST_CASE("System partition: the partition itself, units from the drive's start,
           "[system][partition]") {
   wvtest::TempDir tmp;
   LockedBytes pw(reinterpret_cast<const uint8_t*>("system pw"), 9);
-  std::vector<uint8_t> plain(size_t(kP2n) * 512);
-  std::mt19937 rng(5);
-  for (auto& b : plain) b = uint8_t(rng());
+  const std::vector<uint8_t> plain = partition_plain(5);
   auto engine = std::make_shared<CpuEngine>(1);
 
   SECTION("finished: the default partition is the one holding the first encrypted byte") {
@@ -231,9 +237,7 @@ TEST_CASE("System partition image: --partition-offset with the header from a sep
           "[system][partition][partition_offset]") {
   wvtest::TempDir tmp;
   LockedBytes pw(reinterpret_cast<const uint8_t*>("system pw"), 9);
-  std::vector<uint8_t> plain(size_t(kP2n) * 512);
-  std::mt19937 rng(11);
-  for (auto& b : plain) b = uint8_t(rng());
+  const std::vector<uint8_t> plain = partition_plain(11);
   auto engine = std::make_shared<CpuEngine>(1);
 
   SECTION("finished: the image itself is the volume, units from the given offset, any header copy") {
@@ -332,9 +336,7 @@ TEST_CASE("System partition image from the command line: info, export, bad optio
   using wvtest::proc::run_warpvol;
   wvtest::TempDir tmp;
   LockedBytes pw(reinterpret_cast<const uint8_t*>("system pw"), 9);
-  std::vector<uint8_t> plain(size_t(kP2n) * 512);
-  std::mt19937 rng(13);
-  for (auto& b : plain) b = uint8_t(rng());
+  const std::vector<uint8_t> plain = partition_plain(13);
   const auto f = partition_image_files(tmp, system_drive(plain, plain.size(), pw));
   const std::vector<std::string> narrow = {"--system", "--hash", "sha256", "--encryption", "aes", "--password-stdin"};
   auto with = [&](std::vector<std::string> args, const std::vector<std::string>& more) {

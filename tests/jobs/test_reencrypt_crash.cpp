@@ -57,6 +57,17 @@ struct Fixture {
     std::filesystem::remove(journal_path_for(path));
     std::filesystem::remove(journal_path_for(path) + ".tmp");
   }
+  // A fresh copy, then a job whose n-th container operation fails in `mode` (whole 512-byte units reach the disk
+  // on a torn write: sector atomicity; sub-unit tears are tested apart): the job must throw.
+  void crash_at(Resilience res, uint64_t n, FailMode mode) {
+    reset();
+    JobOptions o = opts(res);
+    o.wrap_volume = [n, mode](std::unique_ptr<BlockFile> f) -> std::unique_ptr<BlockFile> {
+      return std::make_unique<FailFile>(std::move(f), FailPlan{n, mode, true, 0});
+    };
+    auto job = Job::prepare(req(), o);
+    CHECK_THROWS_AS(job->run(), Error);
+  }
   // At a crash point: any header that opens must show the original plaintext; the others must refuse.
   void check_no_garbage() const {
     for (const auto& [c, chain] : {std::pair{&oc, ChainId::Aes}, std::pair{&nc, ChainId::Serpent}}) {
@@ -153,16 +164,7 @@ TEST_CASE("reencrypt crash: FailFile on the container at every write and fsync, 
       REQUIRE(total >= 4 * 3 + 8);
       for (uint64_t n = 1; n <= total; ++n) {
         INFO(resilience_name(res) << ", " << mode_name(mode) << " at container operation " << n << " of " << total);
-        fx.reset();
-        JobOptions o = fx.opts(res);
-        o.wrap_volume = [&](std::unique_ptr<BlockFile> f) -> std::unique_ptr<BlockFile> {
-          // Torn writes: whole 512-byte units reach the disk (sector atomicity; sub-unit tears are tested below).
-          return std::make_unique<FailFile>(std::move(f), FailPlan{n, mode, true, 0});
-        };
-        {
-          auto job = Job::prepare(fx.req(), o);
-          CHECK_THROWS_AS(job->run(), Error);
-        }
+        fx.crash_at(res, n, mode);
         fx.check_no_garbage();
         fx.resume_and_verify(res);
       }
@@ -176,15 +178,7 @@ TEST_CASE("reencrypt crash: a job with SHA-256/128 checksums resumes with them",
   for (FailMode mode : {FailMode::TornWrite, FailMode::PowerLoss}) {
     for (uint64_t n = 3; n <= 12; ++n) {  // inside the data phase: a hot zone written partly
       INFO(mode_name(mode) << " at container operation " << n);
-      fx.reset();
-      JobOptions o = fx.opts(Resilience::Checksum);
-      o.wrap_volume = [&](std::unique_ptr<BlockFile> f) -> std::unique_ptr<BlockFile> {
-        return std::make_unique<FailFile>(std::move(f), FailPlan{n, mode, true, 0});
-      };
-      {
-        auto job = Job::prepare(fx.req(), o);
-        CHECK_THROWS_AS(job->run(), Error);
-      }
+      fx.crash_at(Resilience::Checksum, n, mode);
       const auto bytes = read_all(journal_path_for(fx.path));
       CHECK(parse_journal_file(bytes).job.unit_hash == UnitHash::Sha256_128);
       fx.resume_and_verify(Resilience::Checksum);
@@ -202,15 +196,7 @@ TEST_CASE("reencrypt crash: journals of format versions 1 and 2 (one record) res
         for (uint64_t n = 3; n <= 12; ++n) {  // inside the data phase: a hot zone written partly
           INFO(resilience_name(res) << ", hash " << int(uh) << ", " << mode_name(mode) << " at container operation "
                                     << n);
-          fx.reset();
-          JobOptions o = fx.opts(res);
-          o.wrap_volume = [&](std::unique_ptr<BlockFile> f) -> std::unique_ptr<BlockFile> {
-            return std::make_unique<FailFile>(std::move(f), FailPlan{n, mode, true, 0});
-          };
-          {
-            auto job = Job::prepare(fx.req(), o);
-            CHECK_THROWS_AS(job->run(), Error);
-          }
+          fx.crash_at(res, n, mode);
           fx.make_legacy_journal();
           const std::string jp = journal_path_for(fx.path);
           CHECK(read_all(jp)[8] == uint8_t(uh));  // the single-record format: its version names the hash

@@ -33,7 +33,7 @@ enum class Op : uint16_t {
   Process,     // key_a, direction, unit0, buffer, offset, nunits -> done
   Reencrypt,   // key_a -> key_b, unit0, buffer, offset, nunits -> done
   Status,      // -> text (what `gpu-agent status` prints)
-  Stop,        // -> ok; the agent ends once its commands have gone
+  Stop,        // -> pid; the agent ends once its commands have gone
 };
 
 struct Request {

@@ -292,6 +292,7 @@ struct Server::Connection {
         return;
       }
       case Op::Stop: {
+        r.pid = int32_t(::getpid());
         send(r);
         {
           std::lock_guard<std::mutex> lk(server.mu_);

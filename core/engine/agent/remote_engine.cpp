@@ -339,17 +339,17 @@ void RemoteEngine::run(const EngineKey& a, const EngineKey* b, Direction d, uint
   }
 }
 
-bool query_status(const std::string& path, AgentStatus& out, std::string& why_not) {
+namespace {
+
+// One request on a connection of its own (status, stop): the reply, or false with why_not.
+bool ask(const std::string& path, Op op, Reply& reply, std::string& why_not) {
   const int fd = connect_socket(path, why_not);
   if (fd < 0) return false;
   Link link(fd);
   Request q;
-  q.op = Op::Status;
+  q.op = op;
   try {
-    const Link::Received got = link.call(q);
-    out.pid = got.r.pid;
-    out.engine = std::string(got.r.engine, strnlen(got.r.engine, sizeof got.r.engine));
-    out.text = std::string(got.r.text, strnlen(got.r.text, sizeof got.r.text));
+    reply = link.call(q).r;
     return true;
   } catch (const std::exception& e) {
     why_not = e.what();
@@ -357,22 +357,22 @@ bool query_status(const std::string& path, AgentStatus& out, std::string& why_no
   }
 }
 
+}  // namespace
+
+bool query_status(const std::string& path, AgentStatus& out, std::string& why_not) {
+  Reply r;
+  if (!ask(path, Op::Status, r, why_not)) return false;
+  out.pid = r.pid;
+  out.engine = std::string(r.engine, strnlen(r.engine, sizeof r.engine));
+  out.text = std::string(r.text, strnlen(r.text, sizeof r.text));
+  return true;
+}
+
 bool request_stop(const std::string& path, int& pid, std::string& why_not) {
-  AgentStatus st;
-  if (!query_status(path, st, why_not)) return false;
-  pid = st.pid;
-  const int fd = connect_socket(path, why_not);
-  if (fd < 0) return false;
-  Link link(fd);
-  Request q;
-  q.op = Op::Stop;
-  try {
-    link.call(q);
-    return true;
-  } catch (const std::exception& e) {
-    why_not = e.what();
-    return false;
-  }
+  Reply r;
+  if (!ask(path, Op::Stop, r, why_not)) return false;
+  pid = r.pid;
+  return true;
 }
 
 }  // namespace warpvol::agent
