@@ -235,8 +235,9 @@ def open_check(binary, work, path, prf, plain, tag):
 
 
 def kills(binary, work):
-    """SIGKILL at random moments (uniform over a measured undisturbed run), each followed by the same command again;
-    a finished job starts over from the pristine legacy container until enough kills landed in a running job."""
+    """SIGKILL at random moments (uniform over a measured undisturbed run, measured again by each whole job that
+    finishes before its kill), each followed by the same command again; a finished job starts over from the pristine
+    legacy container until enough kills landed in a running job."""
     prf, size = "ripemd160", 8 * MiB
     pristine = os.path.join(work, "k-pristine.tc")
     plain, _ = tc_legacy.build(pristine, "aes", "cbc", prf, OLD, size + 512)
@@ -249,19 +250,27 @@ def kills(binary, work):
         check(r.returncode == 0, "%s: undisturbed run exit %d" % (resilience, r.returncode))
         shutil.copyfile(pristine, path)
         n_kills = runs = jobs = 0
+        fresh = True  # the next run starts a job from the pristine container (not a resume after a kill)
         while n_kills < 10 and runs < 60:
             runs += 1
+            t0 = time.monotonic()
             p = subprocess.Popen([binary] + migrate_args(path, prf, resilience) + ["--non-interactive"],
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             p.stdin.write(OLD + b"\n" + NEW + b"\n")
             p.stdin.close()
-            time.sleep(random.uniform(0.0, duration))
-            if p.poll() is None:
+            try:
+                p.wait(timeout=random.uniform(0.0, duration))
+            except subprocess.TimeoutExpired:
                 p.send_signal(signal.SIGKILL)
                 p.wait()
                 n_kills += 1
+                fresh = False
                 open_check(binary, work, path, prf, plain, "%s kill %d" % (resilience, n_kills))
                 continue
+            if fresh:
+                # A whole job finished before its kill: the machine's load changed since the measured run (a
+                # parallel test suite comes and goes), so the kills aim at this run's time from now on.
+                duration = time.monotonic() - t0
             rc = p.returncode
             err = p.stderr.read().decode(errors="replace")
             journal = os.path.exists(path + ".warpvol-reencrypt")
@@ -274,12 +283,17 @@ def kills(binary, work):
             got, e = export_plain(binary, work, path, ["--veracrypt", "--hash", "sha512", "--pim", "1"], NEW)
             ok &= check(got == plain, resilience + ": export after kills " + e)
             shutil.copyfile(pristine, path)  # the next job
+            fresh = True
         check(n_kills >= 10, "%s: only %d kills landed in %d runs" % (resilience, n_kills, runs))
-        # Finish the last job and judge it.
+        # Finish the last job and judge it. The last kill may have landed after the job's end (journal removed,
+        # final headers written) but before the process exited: then the old password opens nothing (rc 2), as in
+        # the loop above, and the oracle below shows that nothing was lost.
+        journal = os.path.exists(path + ".warpvol-reencrypt")
         r = run(binary, migrate_args(path, prf, resilience), OLD + b"\n" + NEW + b"\n")
-        ok = check(r.returncode == 0, "%s: last run exit %d: %s" % (resilience, r.returncode, r.stderr.decode()))
+        ok = check(r.returncode == 0 or (r.returncode == 2 and not journal),
+                   "%s: last run exit %d: %s" % (resilience, r.returncode, r.stderr.decode()))
         ok &= check(oracle_sha(path) == hashlib.sha256(plain).hexdigest(), resilience + ": oracle after the last job")
-        print("ok" if ok else "FAILED", "kill -9: %s resilience (an undisturbed run %.2f s), %d kills, %d runs, "
+        print("ok" if ok else "FAILED", "kill -9: %s resilience (a whole job %.2f s), %d kills, %d runs, "
               "%d jobs finished" % (resilience, duration, n_kills, runs, jobs + 1), flush=True)
 
 

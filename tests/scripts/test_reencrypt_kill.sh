@@ -50,6 +50,16 @@ check_open() {  # password pim
   esac
 }
 
+# How long one whole job takes on this machine (new master keys, same chain and password): the kills land at
+# random moments inside that span, so that nearly every run is killed whatever the machine's speed.
+t0=$EPOCHREALTIME
+printf 'pw0\n' | "$WV" reencrypt "$V" --password-stdin --pim 1 --hash sha512 --hotzone-size 4M --no-hidden-volume -q \
+  > /dev/null 2>&1 || fail "the timing job failed"
+JOB_S=$(python3 -c "print(max(0.05, $EPOCHREALTIME - $t0))")
+S=$(export_sha pw0 1) || fail "export after the timing job"
+[ "$S" = "$ORIG" ] || fail "plaintext changed by the timing job"
+echo "one job takes $JOB_S s here"
+
 CHAINS=(serpent twofish-serpent aes-twofish camellia kuznyechik-aes serpent-twofish-aes twofish)
 kills=0 job=0 cur=pw0 start=$SECONDS
 while :; do
@@ -67,11 +77,11 @@ while :; do
     "$WV" reencrypt "$V" --password-fd 3 --pim 1 --hash sha512 --new-password-fd 4 --new-pim 1 \
       --new-encryption "$chain" --resilience "$res" --hotzone-size 4M --no-hidden-volume -q \
       > "$T/out.txt" 2> "$T/err.txt" &
-    PID=$!
+    PID=$! t0=$EPOCHREALTIME
     exec 3<&- 4<&-
     if [ $final = 0 ]; then
-      # Random moment: 0.15 .. 1.6 s (pre-flight with PIM 1 takes a fraction of that; a whole job ~1-3 s).
-      sleep "$(python3 -c "import random; print(round(random.uniform(0.15, 1.6), 3))")"
+      # Random moment within a whole job's time (pre-flight with PIM 1 takes a fraction of it).
+      sleep "$(python3 -c "import random; print(round(random.uniform(0.05, 0.95) * $JOB_S, 3))")"
       if kill -0 "$PID" 2>/dev/null; then
         kill -9 "$PID" 2>/dev/null
         wait "$PID" 2>/dev/null
@@ -84,6 +94,11 @@ while :; do
       fi
     fi
     wait "$PID"; rc=$?; PID=""
+    if [ $final = 0 ] && [ $runs = 1 ] && [ $rc = 0 ]; then
+      # A whole job finished before its kill: the machine's load changed since the timing job (a parallel test
+      # suite comes and goes), so the kills aim within this run's time from now on (its sleep: the job ended in it).
+      JOB_S=$(python3 -c "print(max(0.05, $EPOCHREALTIME - $t0))")
+    fi
     if [ $rc = 2 ] && [ $runs -gt 1 ] && [ ! -e "$V.warpvol-reencrypt" ]; then
       # The kill landed after the last step (F3: journal removed, final headers written) but before the process
       # exited: the job is done, so the old password no longer opens the volume. The checks after the job (no
