@@ -1,8 +1,9 @@
 // warpvol export VOLUME OUT: write the whole decrypted data area to OUT ('-' = stdout).
 //
 // Data path: core/job/stream.h (several workers read chunks with positioned reads, the engine decrypts them in its
-// own buffers, pinned on the GPU engine). A regular-file OUT takes the chunks as they are done, with positioned
-// writes from the workers (one file's writes go faster from several threads); stdout and devices take them in order.
+// own buffers, pinned on the GPU engine). OUT takes the chunks in order from one thread, whatever it is: a file's
+// writes serialise on its inode lock, and writers waiting for it spin on the cores the readers and the engine need
+// (core/io/file.h, BlockFile::parallel_writes).
 // A regular-file OUT is written through AtomicFile (core/io/atomic_file.h), so a failure or an interrupt leaves
 // no OUT behind.
 #include <fcntl.h>
@@ -14,8 +15,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
-#include <thread>
 #include <ostream>
 #include <vector>
 
@@ -33,8 +32,6 @@
 
 namespace warpvol::cli {
 namespace {
-
-constexpr size_t kDefaultChunk = size_t(8) << 20;
 
 // Where the plaintext goes: stdout, a device/FIFO written in place, or a temporary file renamed on commit().
 class Output {
@@ -102,9 +99,8 @@ class Output {
     }
   }
 
-  // A regular file (the temporary file) takes positioned writes, from several threads at once.
-  bool positioned() const { return kind_ == Kind::TempFile; }
   void write_at(uint64_t off, const uint8_t* p, size_t n) { temp_->file().write_at(off, p, n); }
+  bool to_file() const { return kind_ == Kind::TempFile; }
 
   void commit() {
     if (kind_ == Kind::Stdout) return;
@@ -131,7 +127,7 @@ class Output {
 
 // What export takes from the command line besides the volume and its credentials.
 struct ExportRequest {
-  size_t chunk = kDefaultChunk;
+  size_t chunk = 0;  // the stream's default (core/job/stream.h)
   EngineChoice choice = EngineChoice::Auto;
 };
 
@@ -152,7 +148,7 @@ class ExportCommand final : public VolumeCommand<ExportRequest> {
         ("quiet,q", "no progress bar on a terminal")
         ("force,f", "replace OUT if it exists; needed to write to a block device")
         ("chunk-size", po::value<std::string>()->value_name("N"),
-         "bytes per engine request (default 8M; multiple of 512, at least 64K)");
+         "bytes per engine request (default 8M, 4M on the GPU; multiple of 512, at least 64K)");
     hidden.add_options()("volume", po::value<std::string>(), "volume")("out", po::value<std::string>(), "out");
   }
   void add_positionals(po::positional_options_description& pos) const override {
@@ -216,15 +212,11 @@ class ExportCommand final : public VolumeCommand<ExportRequest> {
     StreamOptions so;
     so.chunk_bytes = chunk;
     so.phase = "export";
-    // Positioned writes from the workers where there are cores for them: on two cores, two threads copying into
-    // one new file were slower than one (docs/perf/design-figures.md, "Jobs").
-    so.ordered = !out.positioned() || std::thread::hardware_concurrency() < 8;
+    so.ordered = true;  // one writer, in order (see the top of this file)
     if (!direct) so.workers = 1;
     so.cancel = ctx.cancel;
     so.summary = [&ctx](const std::string& m) { ctx.verbose_line(m); };
-    std::mutex progress_mu;  // unordered sinks report from the workers
-    so.progress = [&progress, &progress_mu](const ProgressUpdate& u) {
-      std::lock_guard<std::mutex> lk(progress_mu);
+    so.progress = [&progress](const ProgressUpdate& u) {
       if (u.finished) progress.finish(u);
       else progress.update(u);
     };
@@ -234,7 +226,7 @@ class ExportCommand final : public VolumeCommand<ExportRequest> {
     else
       source = [&vol](uint64_t pos, uint8_t* buf, size_t len) { vol.read(pos, buf, len); };
     ChunkSink sink;
-    if (out.positioned())
+    if (out.to_file())
       sink = [&out](uint64_t pos, const uint8_t* buf, size_t len) { out.write_at(pos, buf, len); };
     else
       sink = [&out, &ctx](uint64_t, const uint8_t* buf, size_t len) { out.write(buf, len, ctx); };

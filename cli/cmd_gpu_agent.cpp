@@ -119,10 +119,11 @@ class GpuAgentCommand final : public Command {
     o.idle_exit_s = idle;
     o.engine_failed = std::move(failed);
     o.log = std::move(log);
-    // What the jobs ask for by default: a stream's ring of chunks (up to 32 readers' worth) and the hot zones of a
-    // batch re-encryption (two per container, eight containers).
+    // What the jobs ask for by default: an export's ring of chunks, the fill's buffers of create and import (one per
+    // worker) and the hot zones of a batch re-encryption (two per container, eight containers).
     // (Not for the CPU engine of the tests: nothing to page-lock, and they count the buffers kept.)
-    if (!cpu) o.prewarm = {{StreamOptions{}.chunk_bytes, 32}, {size_t(reenc::kDefaultHotzone), 16}};
+    if (!cpu)
+      o.prewarm = {{kStreamChunkMultiCaller, 32}, {kStreamChunk, 16}, {size_t(reenc::kDefaultHotzone), 16}};
     return o;
   }
 

@@ -140,6 +140,7 @@ class GpuEngine final : public XtsEngine {
   std::mutex grid_mu_;
   std::unordered_map<const void*, int> max_grid_;  // per kernel: SMs x resident CTAs
 
+  std::atomic<unsigned> active_runs_{0};  // run() calls under way: how many requests overlap one another
   std::atomic<bool> failed_{false};
   std::atomic<uint64_t> launches_{0};
   std::atomic<uint64_t> cpu_units_{0};

@@ -573,13 +573,22 @@ void GpuEngine::run(const Job& j) {
     }
     release(f.slot);
   };
-  // A request of less than four chunks goes in up to four pieces of at least 512 KiB, so that its copies and kernels
-  // overlap instead of running one after the other. Requests over 16 MiB hand their pieces to a completer thread,
-  // which waits for them and copies them out while this thread copies the next ones in. Smaller ones cannot afford
-  // a thread start: all their pieces are enqueued first (copy in of piece i+1 overlaps the GPU work on piece i), then
-  // finished in order (copy out of piece i overlaps the GPU work on the later ones). Chosen by calibration runs
-  // (gpu/NOTES.md, "Small requests"): 1 MiB requests cut into 512 KiB pieces ran about twice as fast as in one.
-  const size_t cu = std::min(chunk_units_, std::max<size_t>(min_piece_units_, (j.nunits + 3) / 4));
+  // A lone request of less than four chunks goes in up to four pieces of at least 512 KiB, so that its copies and
+  // kernels overlap instead of running one after the other. Requests of several callers at once overlap one another
+  // already: each is cut into 4 / (requests under way) pieces, so that the slots carry large transfers (cutting
+  // them too only shrinks the data in flight and adds launches and event waits per piece; gpu/NOTES.md, "Jobs").
+  // Requests over 16 MiB hand their pieces to a completer thread, which waits for them and copies them out while
+  // this thread copies the next ones in. Smaller ones cannot afford a thread start: all their pieces are enqueued
+  // first (copy in of piece i+1 overlaps the GPU work on piece i), then finished in order (copy out of piece i
+  // overlaps the GPU work on the later ones). Chosen by calibration runs (gpu/NOTES.md, "Small requests"): 1 MiB
+  // requests cut into 512 KiB pieces ran about twice as fast as in one.
+  const unsigned active = ++active_runs_;
+  struct Leave {
+    std::atomic<unsigned>& n;
+    ~Leave() { --n; }
+  } leave{active_runs_};
+  const size_t cuts = std::max(1u, 4u / active);
+  const size_t cu = std::min(chunk_units_, std::max<size_t>(min_piece_units_, (j.nunits + cuts - 1) / cuts));
   const bool threaded = j.nunits > cu && j.nunits * kDataUnitSize > threaded_bytes_;
   std::deque<Inflight> pending;  // small requests: enqueued, not yet finished
   auto take_slot = [&]() -> Slot* {

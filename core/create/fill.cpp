@@ -109,6 +109,7 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
   so.chunk_bytes = opt.chunk_bytes;
   so.workers = unsigned(opt.writers);
   so.ordered = false;
+  so.sink_threads = file.parallel_writes() ? 0 : 1;
   so.phase = opt.phase;
   so.progress = opt.progress;
   so.cancel = opt.cancel;

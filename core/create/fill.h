@@ -1,8 +1,9 @@
 // The encrypt-and-write job shared by create (fill), import and anything else that writes a whole data area: the
-// job pipeline (core/job/stream.h) with the plaintext source, the engine's encryption and positioned writes of
-// each chunk from the worker that encrypted it (several workers keep a fast engine and the disk busy: one thread's
-// copies into the page cache top out at a few GB/s). Buffers are the engine's (pinned on the GPU engine) and
-// aligned, so they are written with O_DIRECT where the file system allows it (BlockFile::write_at_direct). Every
+// job pipeline (core/job/stream.h) with the plaintext source and the engine's encryption; each chunk is written
+// with a positioned write from the worker that encrypted it, one worker at a time into a regular file (its writes
+// serialise on the inode lock, and writers waiting for that lock spin on the cores the engine needs:
+// BlockFile::parallel_writes), several at once into a block device. Buffers are the engine's (pinned on the GPU
+// engine) and aligned, so they are written with O_DIRECT where the file system allows it (write_at_direct). Every
 // `sync_every` bytes a background thread fsync()s the file, so the disk writes back while the engine works instead
 // of in one long fsync at the end. The file must allow write_at() from several threads and sync() concurrently
 // with write_at(), as PosixFile (pwrite/fsync) and FailFile do.
@@ -19,7 +20,7 @@ namespace warpvol {
 
 struct FillOptions {
   size_t chunk_bytes = size_t(8) << 20;      // per engine request; multiple of 512
-  size_t writers = 0;                         // workers (each reads, encrypts and writes); 0 = the pipeline's default
+  size_t writers = 0;                         // workers (each fills and encrypts a chunk); 0 = the pipeline's default
   uint64_t sync_every = uint64_t(256) << 20;  // 0 = only the caller syncs
   std::string phase = "fill";                 // for progress
   ProgressFn progress;

@@ -27,8 +27,7 @@ class AtomicFile {
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
-  // Opens the temporary file on first use. Thread-safe: a job's writers may all ask for it at once (export's
-  // positioned writes, create's fill).
+  // Opens the temporary file on first use. Thread-safe: several threads may ask for it at once (one open).
   BlockFile& file();
   const std::string& temp_path() const { return temp_; }
   // Reserves `size` bytes (fallocate; ftruncate where unsupported), before file(): a full disk or a file-size limit

@@ -65,6 +65,12 @@ class BlockFile {
   // when this file cannot do it for this request (then read_at); the first refusal of an aligned request turns it
   // off for good. Thread-safe.
   virtual bool read_at_direct(uint64_t offset, uint8_t* buf, size_t len) { return false; }
+  // Whether several threads writing disjoint ranges at once add throughput. Block devices: yes (Linux takes no
+  // inode lock for their writes). A regular file: no. Its writes serialise on the inode's lock in Linux file
+  // systems (buffered writes everywhere; tmpfs's O_DIRECT is buffered too), and writers waiting for that lock spin
+  // on the CPU while its owner runs, so extra writers add CPU time and take cores from the job's readers and
+  // engine without adding bytes. Jobs write such a file from one thread.
+  virtual bool parallel_writes() const { return false; }
 };
 
 // Wraps a file an operation opens for writing (tests: fault injection with FailFile).

@@ -21,8 +21,8 @@ namespace {
 
 class PosixFile final : public BlockFile {
  public:
-  PosixFile(int fd, std::string path, uint64_t size, bool writable)
-      : fd_(fd), path_(std::move(path)), size_(size), writable_(writable) {}
+  PosixFile(int fd, std::string path, uint64_t size, bool writable, bool block_device)
+      : fd_(fd), path_(std::move(path)), size_(size), writable_(writable), block_device_(block_device) {}
   ~PosixFile() override {
     if (direct_fd_ >= 0) ::close(direct_fd_);
     ::close(fd_);
@@ -78,6 +78,7 @@ class PosixFile final : public BlockFile {
     if (size_t(r) < len) throw IoError(ErrorKind::Io, path_ + ": unexpected end of file", EIO);
     return true;
   }
+  bool parallel_writes() const override { return block_device_; }
   void truncate(uint64_t n) override {
     if (::ftruncate(fd_, off_t(n)) != 0) throw_io_errno(path_ + ": truncate", errno);
     size_.store(n);
@@ -111,6 +112,7 @@ class PosixFile final : public BlockFile {
   std::string path_;
   std::atomic<uint64_t> size_;  // write_at runs from several writer threads (create's fill)
   bool writable_;
+  bool block_device_;
   std::mutex direct_mu_;
   std::atomic<int> direct_state_{kDirectUntried};
   std::atomic<bool> direct_read_refused_{false}, direct_write_refused_{false};
@@ -164,7 +166,7 @@ std::unique_ptr<BlockFile> open_file(const std::string& path, OpenMode mode) {
     throw;
   }
   const uint64_t size = size_of(fd, st, path);
-  return std::make_unique<PosixFile>(fd, path, size, mode != OpenMode::ReadOnly);
+  return std::make_unique<PosixFile>(fd, path, size, mode != OpenMode::ReadOnly, S_ISBLK(st.st_mode));
 }
 
 std::unique_ptr<BlockFile> adopt_file(int fd, const std::string& path, bool writable) {
@@ -175,7 +177,7 @@ std::unique_ptr<BlockFile> adopt_file(int fd, const std::string& path, bool writ
     throw_errno(path, e);
   }
   const uint64_t size = size_of(fd, st, path);
-  return std::make_unique<PosixFile>(fd, path, size, writable);
+  return std::make_unique<PosixFile>(fd, path, size, writable, S_ISBLK(st.st_mode));
 }
 
 }  // namespace warpvol

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <semaphore>
 #include <thread>
 #include <vector>
 
@@ -23,7 +24,7 @@ unsigned default_stream_workers(unsigned engine_concurrency) {
   }
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   const unsigned base = std::clamp(hw / 4, 2u, 8u);
-  return engine_concurrency > 1 ? std::min(3 * base, std::max(16u, base)) : base;
+  return engine_concurrency > 1 ? std::min(2 * base, std::max(16u, base)) : base;
 }
 
 namespace {
@@ -40,19 +41,34 @@ size_t chunk_override() {
   return kb << 10;
 }
 
+// A stage that takes at most N threads at once; Hold takes a place for its scope (none: no limit).
+using Slots = std::counting_semaphore<1024>;
+struct Hold {
+  Slots* s;
+  explicit Hold(Slots* slots) : s(slots) {
+    if (s) s->acquire();
+  }
+  ~Hold() {
+    if (s) s->release();
+  }
+  Hold(const Hold&) = delete;
+  Hold& operator=(const Hold&) = delete;
+};
+
 // Thread-seconds per stage, summed over the threads.
 struct StageTimes {
-  std::atomic<int64_t> read{0}, engine_wait{0}, engine{0}, sink{0}, sink_wait{0};
+  std::atomic<int64_t> read_wait{0}, read{0}, engine_wait{0}, engine{0}, sink{0}, sink_wait{0};
   static void add(std::atomic<int64_t>& a, Clock::time_point t0) {
     a += std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count();
   }
-  std::string line(unsigned workers, unsigned engine_slots, double wall) const {
-    char b[320];
+  std::string line(unsigned workers, unsigned readers, unsigned engine_slots, double wall) const {
+    char b[400];
     std::snprintf(b, sizeof b,
-                  "stream: %u workers, %u engine callers, %.3f s; thread-seconds: read %.3f, waiting for the engine "
-                  "%.3f, engine %.3f, sink %.3f, sink waiting for chunks %.3f",
-                  workers, engine_slots, wall, read / 1e6, engine_wait / 1e6, engine / 1e6, sink / 1e6,
-                  sink_wait / 1e6);
+                  "stream: %u workers (%u reading at once), %u engine callers, %.3f s; thread-seconds: waiting to "
+                  "read %.3f, read %.3f, waiting for the engine %.3f, engine %.3f, sink %.3f, waiting for the "
+                  "sink (ordered: the sink waiting for chunks) %.3f",
+                  workers, readers, engine_slots, wall, read_wait / 1e6, read / 1e6, engine_wait / 1e6,
+                  engine / 1e6, sink / 1e6, sink_wait / 1e6);
     return b;
   }
 };
@@ -74,9 +90,10 @@ void stream_area(uint64_t length, const ChunkSource& source, XtsEngine* engine, 
 
 void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransform& transform, const ChunkSink& sink,
                  const StreamOptions& opt) {
-  const size_t asked = chunk_override() ? chunk_override() : opt.chunk_bytes;
-  const size_t chunk = std::max<size_t>(kDataUnitSize, asked / kDataUnitSize * kDataUnitSize);
   const bool engine = static_cast<bool>(transform.fn);
+  const size_t fallback = engine && transform.slots > 1 ? kStreamChunkMultiCaller : kStreamChunk;
+  const size_t asked = chunk_override() ? chunk_override() : opt.chunk_bytes ? opt.chunk_bytes : fallback;
+  const size_t chunk = std::max<size_t>(kDataUnitSize, asked / kDataUnitSize * kDataUnitSize);
   ProgressUpdate pu;
   pu.phase = opt.phase;
   pu.bytes_total = length;
@@ -88,8 +105,15 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
   }
   const uint64_t nchunks = (length + chunk - 1) / chunk;
   const unsigned engine_slots = engine ? std::max(1u, transform.slots) : 1;
-  const unsigned nworkers = unsigned(std::min<uint64_t>(
-      opt.workers ? opt.workers : default_stream_workers(engine ? engine_slots : 1), nchunks));
+  const unsigned nreaders = opt.workers ? opt.workers : default_stream_workers(engine ? engine_slots : 1);
+  // An engine that takes several callers (the GPU's pipeline) keeps a worker waiting for each request's round trip
+  // while the cores sit idle: that worker's read slot goes to a spare worker meanwhile, so `nreaders` reads stay
+  // under way. With one caller (the CPU engine spreads each request over every core) reading beside it would only
+  // compete for the cores.
+  const unsigned spare = engine_slots > 1 ? engine_slots : 0;
+  const unsigned nworkers = unsigned(std::min<uint64_t>(nreaders + spare, nchunks));
+  Slots read_slots(std::min<ptrdiff_t>(nreaders, Slots::max()));
+  Slots sink_slots(std::min<ptrdiff_t>(opt.sink_threads, Slots::max()));
   // Region: chunk k at region + k * chunk, no ring. Ordered: a ring of in_flight buffers, chunk k in slot k % n.
   // Unordered: one buffer per worker.
   const bool region = opt.region != nullptr;
@@ -153,7 +177,12 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
         const size_t len = size_t(std::min<uint64_t>(chunk, length - pos));
         uint8_t* buf = chunk_buf(k, w);
         auto t = Clock::now();
-        source(pos, buf, len);
+        {
+          const Hold reading(spare ? &read_slots : nullptr);
+          StageTimes::add(times.read_wait, t);
+          t = Clock::now();
+          source(pos, buf, len);
+        }
         StageTimes::add(times.read, t);
         if (engine) {
           t = Clock::now();
@@ -185,7 +214,12 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
           cv.notify_all();
         } else {
           t = Clock::now();
-          sink(pos, buf, len);
+          {
+            const Hold writing(opt.sink_threads ? &sink_slots : nullptr);
+            StageTimes::add(times.sink_wait, t);
+            t = Clock::now();
+            sink(pos, buf, len);
+          }
           StageTimes::add(times.sink, t);
           report(len);
         }
@@ -234,7 +268,7 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
   if (error) std::rethrow_exception(error);
   if (opt.cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
   if (opt.summary)
-    opt.summary(times.line(nworkers, engine ? engine_slots : 0,
+    opt.summary(times.line(nworkers, std::min(nworkers, nreaders), engine ? engine_slots : 0,
                            std::chrono::duration<double>(Clock::now() - t_start).count()));
   pu.bytes_done = length;
   pu.finished = true;

@@ -3,10 +3,13 @@
 // take the next chunk, read it with a positioned read (disjoint ranges: on tmpfs and most devices reads scale with
 // the number of readers, where one reader alone is the bound), process it on the engine (a synchronous call: the
 // GPU engine's pipeline overlaps the workers' chunks, the CPU engine spreads each over its pool) and hand it to the
-// sink. Buffers come from the engine (XtsEngine::io_buffer): pinned on the GPU engine, so no staging copy.
-// Ordered sinks (a pipe, a device written in order) get the chunks in order from the calling thread, with up to
-// `in_flight` chunks read ahead; unordered sinks (positioned writes into a regular file) are called from the
-// workers as each chunk is done. The sink owns the output's checks and commit: this file moves bytes only.
+// sink. While a worker waits for the GPU's round trip, a spare worker reads in its place, so the reads never pause
+// for the engine. Buffers come from the engine (XtsEngine::io_buffer): pinned on the GPU engine, so no staging copy.
+// Ordered sinks (a pipe, a device or a file written in order) get the chunks in order from the calling thread, with
+// up to `in_flight` chunks read ahead; unordered sinks (positioned writes, each chunk from the worker that
+// processed it, while it is still in that core's cache; a re-encryption zone's checksum entries) are called from
+// the workers as each chunk is done, `sink_threads` at a time. The sink owns the output's checks and commit: this
+// file moves bytes only.
 // The general form takes any in-place transform of a chunk (re-encryption's decrypt-then-encrypt, by volume part)
 // and can work in a caller's buffer that keeps the whole area (a re-encryption hot zone, written out afterwards).
 #pragma once
@@ -20,11 +23,21 @@
 
 namespace warpvol {
 
+// Bytes per read and engine request when the caller does not say. An engine that takes several callers (the GPU)
+// gets smaller chunks: the ring of chunks in flight then stays in the CPU's last-level cache between the read into
+// a buffer and the GPU's DMA from it and back, instead of each byte crossing host memory once more each way
+// (docs/perf/measurements-2026-11-27.md).
+constexpr size_t kStreamChunk = size_t(8) << 20;
+constexpr size_t kStreamChunkMultiCaller = size_t(4) << 20;
+
 struct StreamOptions {
-  size_t chunk_bytes = size_t(8) << 20;  // per read and engine request (a multiple of 512)
-  unsigned workers = 0;                  // readers; 0 = one per 4 cores, 2..8
+  size_t chunk_bytes = 0;                // per read and engine request (a multiple of 512); 0 = kStreamChunk, or
+                                         // kStreamChunkMultiCaller with an engine that takes several callers
+  unsigned workers = 0;                  // reads under way at once; 0 = default_stream_workers. With an engine
+                                         // that takes several callers, as many more workers hold its requests
   size_t in_flight = 0;                  // chunks read ahead of an ordered sink; 0 = 2 x workers, at least 4
   bool ordered = true;                   // sink called in order from the calling thread, else from the workers
+  unsigned sink_threads = 0;             // unordered: sink calls at once (1: one writer at a time); 0 = any
   std::string phase = "stream";
   ProgressFn progress;
   CancelToken cancel;                    // checked per chunk; throws Error(Interrupted)
@@ -62,8 +75,8 @@ void stream_area(uint64_t length, const ChunkSource& source, XtsEngine* engine, 
                  Direction d, uint64_t first_unit, const ChunkSink& sink, const StreamOptions& opt);
 
 // Readers for a job: one per 4 cores (2..8), or WARPVOL_STREAM_WORKERS. An engine that takes several callers at
-// once (the GPU's pipeline) leaves the cores idle, so its jobs read with three times as many (up to 16): one
-// reader alone is the bound on tmpfs and most devices.
+// once (the GPU's pipeline) leaves the cores idle, so its jobs read with twice as many (up to 16): one reader
+// alone is the bound on tmpfs and most devices, and more than that only added host memory traffic.
 unsigned default_stream_workers(unsigned engine_concurrency = 1);
 
 }  // namespace warpvol

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -554,9 +555,10 @@ struct Job::Impl {
     }
   }
 
-  // Writes [rel, rel + len) with positioned writes from several threads on disjoint ranges where the machine has
-  // the cores: an in-place rewrite of one file gains from several writers on many cores and loses on two
-  // (docs/perf/design-figures.md, "Jobs"). The pieces' edges are on kDirectAlign boundaries, so no 512-byte unit
+  // Writes [rel, rel + len): from one thread into a regular file (its writes serialise on the inode lock, and
+  // writers waiting for it spin on the cores the next zone's readers and engine need: BlockFile::parallel_writes),
+  // with positioned writes from several threads on disjoint ranges into a block device where the machine has the
+  // cores (or as many as opt.writers says). The pieces' edges are on kDirectAlign boundaries, so no 512-byte unit
   // is split between two writes.
   void write_range(uint64_t rel, const uint8_t* data, uint64_t len) {
     const uint64_t step = opt.max_write ? opt.max_write : len;
@@ -565,8 +567,10 @@ struct Job::Impl {
         file->write_at(j.range_offset + rel + done, data + done, size_t(std::min(step, to - done)));
     };
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    const unsigned parts = opt.writers ? unsigned(std::min<uint64_t>(opt.writers, len / kDirectAlign))
-                                       : unsigned(std::min<uint64_t>(std::clamp(hw / 4, 1u, 4u), len >> 22));
+    const uint64_t device_parts = std::min<uint64_t>(std::clamp(hw / 4, 1u, 4u), len >> 22);
+    const unsigned parts = opt.writers               ? unsigned(std::min<uint64_t>(opt.writers, len / kDirectAlign))
+                           : file->parallel_writes() ? unsigned(device_parts)
+                                                     : 1;
     if (parts <= 1) {
       write_part(0, len);
       return;
@@ -759,21 +763,58 @@ struct Job::Impl {
     j.state.protection_size = 0;
   }
 
+  // Zones prepared ahead of the one being committed and written: 1 (P_{k+1} beside Z_k and W_k), or 2 where the
+  // engine takes several callers and protection is checksums (P_{k+1} and P_{k+2}): then the reads and the GPU's
+  // round trips of two zones overlap the writes of one, which alone bound the job. Journal resilience keeps 1: its
+  // reader writes the old ciphertext into the free slot as it reads, so a zone two ahead would only wait.
+  unsigned zones_ahead() const {
+    if (opt.zones_ahead) return std::min(opt.zones_ahead, 2u);
+    if (const char* e = std::getenv("WARPVOL_ZONES_AHEAD"))  // tuning runs (docs/perf)
+      if (const long n = std::strtol(e, nullptr, 10); n == 1 || n == 2) return unsigned(n);
+    const Part& p0 = parts[0];
+    const bool several = opt.engine->concurrency_for(*p0.old_key, p0.new_key.get()) > 1;
+    return several && j.resilience == Resilience::Checksum ? 2 : 1;
+  }
+
   void data_loop() {
-    uint64_t off = j.state.progress;
-    if (off >= j.range_size) return;
-    Zone zones[2];
-    std::future<void> next;
-    struct Join {  // no prepare may outlive the zones, whatever happens
-      std::future<void>& f;
-      ~Join() {
-        if (f.valid()) f.wait();
+    const uint64_t first = j.state.progress;
+    if (first >= j.range_size) return;
+    // Zone i (from 0 in this run) starts at first + i * hotzone (every zone but the last is a whole hot zone) and
+    // is prepared in zones[i % depth]. P_i writes its protection into the slot that Z_i will commit: the slot the
+    // newest committed state is in until Z_{i-1} returned, so P_i gets Z_{i-1}'s promise (`commit_of`).
+    const unsigned depth = zones_ahead() + 1;
+    const uint64_t nzones = (j.range_size - first + j.hotzone - 1) / j.hotzone;
+    std::vector<Zone> zones(depth);
+    std::vector<std::future<void>> prepared(depth);
+    std::vector<std::optional<std::promise<void>>> commit_of(depth);
+    struct Join {  // no prepare may outlive the zones, whatever happens; one waiting for a commit that will not
+                   // come (an error, a stop at a safe point) is released with an error first
+      std::vector<std::future<void>>& f;
+      std::vector<std::optional<std::promise<void>>>& c;
+      void release_and_wait() {
+        for (auto& p : c) {
+          if (p) p->set_exception(std::make_exception_ptr(Error(ErrorKind::Interrupted, "the job stopped")));
+          p.reset();
+        }
+        for (auto& x : f)
+          if (x.valid()) x.wait();
       }
-    } join{next};
-    int cur = 0;
-    prepare_zone(zones[0], off, 1 - active);
-    while (off < j.range_size) {
-      Zone& z = zones[cur];
+      ~Join() { release_and_wait(); }
+    } join{prepared, commit_of};
+    const unsigned slot0 = 1 - active;  // the slot Z_0 commits; Z_i commits slot0 ^ (i & 1)
+    auto launch = [&](uint64_t i) {
+      std::shared_future<void> slot_free = commit_of[(i - 1) % depth].emplace().get_future().share();
+      Zone* z = &zones[i % depth];
+      const uint64_t off = first + i * j.hotzone;
+      const unsigned slot = slot0 ^ unsigned(i & 1);
+      prepared[i % depth] =
+          std::async(std::launch::async, [this, z, off, slot, slot_free] { prepare_zone(*z, off, slot, slot_free); });
+    };
+    prepare_zone(zones[0], first, slot0);
+    uint64_t launched = 0;  // zones whose P has started
+    for (uint64_t i = 0; i < nzones; ++i) {
+      Zone& z = zones[i % depth];
+      const uint64_t off = first + i * j.hotzone;
       const uint64_t noff = off + z.len;
       JournalState s;
       s.phase = Phase::Data;
@@ -783,29 +824,25 @@ struct Job::Impl {
       s.has_sentinel = z.sentinel.has_sentinel;
       s.sentinel = z.sentinel.sentinel;
       s.protection_size = z.prot_size;
-      std::promise<void> committed;
-      if (noff < j.range_size) {
-        // P_{k+1} overlaps Z_k and W_k. Its protection goes into the slot that Z_k supersedes (the active one now),
-        // and only once Z_k returned: until then that slot holds the newest committed state.
-        Zone* nz = &zones[1 - cur];
-        const unsigned slot = active;
-        std::shared_future<void> slot_free = committed.get_future().share();
-        next = std::async(std::launch::async,
-                          [this, nz, noff, slot, slot_free] { prepare_zone(*nz, noff, slot, slot_free); });
-      }
+      // P_{i+1} .. P_{i+depth-1} overlap Z_i and W_i; each writes into its slot only once the commit before it
+      // returned.
+      while (launched < std::min<uint64_t>(nzones - 1, i + depth - 1)) launch(++launched);
       auto t = StageTimes::Clock::now();
-      // Z_k: COMMIT POINT. Zone k-1 is durable (its fsync below, in the previous round) and zone k's protection is
-      // in the free slot's region (P_k, joined below in the previous round): its record + fsync make it the state.
+      // Z_i: COMMIT POINT. Zone i-1 is durable (its fsync below, in the previous round) and zone i's protection is
+      // in the free slot's region (P_i, joined below in the previous round): its record + fsync make it the state.
+      auto& promise = commit_of[i % depth];
       try {
         commit(s, z.digest);
       } catch (...) {
-        committed.set_exception(std::current_exception());
+        if (promise) promise->set_exception(std::current_exception());
+        promise.reset();
         throw;
       }
-      committed.set_value();
+      if (promise) promise->set_value();
+      promise.reset();
       StageTimes::add(times.commit, t);
       t = StageTimes::Clock::now();
-      write_range(off, z.data.data(), z.len);  // W_k
+      write_range(off, z.data.data(), z.len);  // W_i
       StageTimes::add(times.write, t);
       t = StageTimes::Clock::now();
       file->sync();
@@ -814,12 +851,7 @@ struct Job::Impl {
       j.state.progress = noff;
       report("reencrypt");
       if (noff < j.range_size && opt.cancel()) {
-        if (next.valid()) {
-          try {
-            next.get();
-          } catch (...) {
-          }
-        }
+        join.release_and_wait();  // a zone two ahead waits for Z_{i+1}, which will not come
         JournalState safe;                     // S: SAFE POINT
         safe.phase = Phase::Data;
         safe.progress = noff;
@@ -831,10 +863,8 @@ struct Job::Impl {
                                                 " bytes done); run the same command again to resume");
       }
       t = StageTimes::Clock::now();
-      if (next.valid()) next.get();
+      if (i + 1 < nzones) prepared[(i + 1) % depth].get();
       StageTimes::add(times.wait, t);
-      off = noff;
-      cur = 1 - cur;
     }
     for (Zone& z : zones) {
       secure_wipe(z.prot.data(), z.prot.size());

@@ -40,6 +40,9 @@
 //        in parallel (core/job/stream.h): checksum entries are computed in the engine's pass over each piece
 //        (XtsEngine::reencrypt_each), and each piece's entries go into the slot and into the digest on its own
 //        worker (OrderedDigest), so no pass over the zone is left for one thread after the stream.
+//        Checksum resilience on an engine that takes several callers prepares two zones ahead: P_{k+1} and
+//        P_{k+2} run beside Z_k and W_k, and P_{k+2}'s writes into its slot (the one Z_k commits) wait until
+//        Z_{k+1} returned. A stop or an error releases a P waiting for a commit that will not come.
 //   Z_k  COMMIT POINT k (= SAFE POINT of zone k-1): after W_{k-1}'s fsync and the end of P_k, the free slot's
 //        record {phase Data, progress a, hot zone [a, b), sentinel, protection size, MAC over the fixed part,
 //        the record and the protection's digest} written, journal fsync()ed (which makes P_k's protection
@@ -135,7 +138,10 @@ struct JobOptions {
   FileWrapper wrap_volume;
   FileWrapper wrap_journal;
   size_t max_write = 0;  // 0 = a hot zone in one write
-  unsigned writers = 0;  // threads writing a hot zone (disjoint ranges); 0 = one per 4 cores, 1..4, pieces >= 4 MiB
+  unsigned writers = 0;  // threads writing a hot zone (disjoint ranges); 0 = one into a regular file, one per 4
+                         // cores (1..4, pieces >= 4 MiB) into a block device
+  unsigned zones_ahead = 0;  // zones prepared beside the one written (1 or 2); 0 = 2 for checksum resilience on an
+                             // engine that takes several callers, else 1
 };
 
 struct JobResult {

@@ -568,6 +568,9 @@ TEST_CASE("create on a block device: needs --force, uses the whole device and it
     std::string d;
     ~Detach() { (void)std::system(("losetup -d " + d).c_str()); }
   } detach{dev};
+  // A block device takes several writers at once (no inode lock on its writes); the image file behind it does not.
+  CHECK(open_file(dev, OpenMode::ReadOnly)->parallel_writes());
+  CHECK_FALSE(open_file(img, OpenMode::ReadOnly)->parallel_writes());
   auto r = run_warpvol({"create", "--filesystem", "none", dev, "--pim", "1", "--password-stdin"}, "device-password\n");
   CHECK(r.code == 5);
   r = run_warpvol({"create", "--filesystem", "none", dev, "--pim", "1", "--password-stdin", "--force", "--encryption", "twofish"},

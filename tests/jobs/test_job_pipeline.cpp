@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <future>
@@ -147,6 +149,139 @@ TEST_CASE("job stream: a transform over the caller's region (a re-encryption hot
       CHECK(region == a.plain);
       CHECK(seen == a.plain);
     }
+}
+
+namespace {
+
+// The most calls of a stage that were under way at once.
+struct Overlap {
+  std::atomic<int> now{0}, most{0};
+  void enter() {
+    const int n = ++now;
+    int m = most.load();
+    while (n > m && !most.compare_exchange_weak(m, n)) {
+    }
+  }
+  void leave() { --now; }
+};
+
+}  // namespace
+
+TEST_CASE("job stream: an unordered sink limited to one thread is never called twice at once", "[job]") {
+  // A regular file's writers serialise on its inode lock and spin while they wait (BlockFile::parallel_writes):
+  // fill and re-encryption write such a file from one thread at a time.
+  const size_t len = size_t(64) * 4096;
+  std::vector<uint8_t> out(len, 0);
+  for (unsigned limit : {0u, 1u}) {
+    INFO("sink_threads " << limit);
+    Overlap sinks;
+    StreamOptions so;
+    so.chunk_bytes = 4096;
+    so.workers = 6;
+    so.ordered = false;
+    so.sink_threads = limit;
+    stream_area(
+        len, [](uint64_t pos, uint8_t* buf, size_t n) { std::memset(buf, int(pos / 4096), n); }, ChunkTransform{},
+        [&](uint64_t pos, const uint8_t* buf, size_t n) {
+          sinks.enter();
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          std::memcpy(out.data() + pos, buf, n);
+          sinks.leave();
+        },
+        so);
+    for (size_t k = 0; k < len / 4096; ++k) CHECK(out[k * 4096] == uint8_t(k));
+    if (limit == 1) CHECK(sinks.most == 1);
+    else CHECK(sinks.most > 1);  // the check above can fail: six workers do overlap without the limit
+  }
+}
+
+TEST_CASE("job stream: with a multi-caller engine, spare workers keep `workers` reads going while requests wait",
+          "[job]") {
+  // Three readers, an engine of two callers: five workers. A request waits (briefly) until it sees two reads
+  // beside a full engine: with the reads tied to the workers in the engine (three workers, two of them in the
+  // engine), at most one read could run then.
+  const size_t chunk = 4096, len = 24 * chunk;
+  const unsigned readers = 3, slots = 2;
+  Overlap reads, engine;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<int> reads_beside_engine{0};
+  ChunkTransform t;
+  t.slots = slots;
+  t.fn = [&](uint64_t, uint8_t* buf, size_t n) {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      engine.enter();
+    }
+    cv.notify_all();
+    {
+      std::unique_lock<std::mutex> lk(mu);
+      const auto both = [&] { return reads.now >= 2 && engine.now >= int(slots); };
+      if (cv.wait_for(lk, std::chrono::milliseconds(100), both)) ++reads_beside_engine;
+    }
+    for (size_t i = 0; i < n; ++i) buf[i] ^= 0x5A;
+    engine.leave();
+  };
+  StreamOptions so;
+  so.chunk_bytes = chunk;
+  so.workers = readers;
+  so.ordered = true;
+  std::vector<uint8_t> out(len);
+  stream_area(
+      len,
+      [&](uint64_t pos, uint8_t* buf, size_t n) {
+        {
+          std::lock_guard<std::mutex> lk(mu);
+          reads.enter();
+        }
+        cv.notify_all();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        std::memset(buf, int(pos / chunk), n);
+        reads.leave();
+      },
+      t, [&](uint64_t pos, const uint8_t* buf, size_t n) { std::memcpy(out.data() + pos, buf, n); }, so);
+  for (size_t k = 0; k < len / chunk; ++k) CHECK(out[k * chunk] == uint8_t(k ^ 0x5A));
+  CHECK(reads.most <= int(readers));  // the read slots bound the reads at once
+  CHECK(reads_beside_engine > 0);     // two reads at once while a request was in the engine
+  CHECK(engine.most <= int(slots));
+}
+
+TEST_CASE("files: a regular file takes one writer at a time, the fill writes it so", "[job]") {
+  wvtest::TempDir dir;
+  auto f = open_file(dir.file("w"), OpenMode::CreateNew);
+  CHECK_FALSE(f->parallel_writes());
+  // The fill through a wrapper that records overlapping writes: four workers, one write at a time.
+  struct Watch final : BlockFile {
+    std::unique_ptr<BlockFile> in;
+    Overlap& o;
+    Watch(std::unique_ptr<BlockFile> f, Overlap& ov) : in(std::move(f)), o(ov) {}
+    uint64_t size() const override { return in->size(); }
+    void read_at(uint64_t off, uint8_t* b, size_t n) override { in->read_at(off, b, n); }
+    void write_at(uint64_t off, const uint8_t* b, size_t n) override {
+      o.enter();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      in->write_at(off, b, n);
+      o.leave();
+    }
+    void sync() override { in->sync(); }
+    bool writable() const override { return true; }
+    const std::string& path() const override { return in->path(); }
+    void truncate(uint64_t n) override { in->truncate(n); }
+  };
+  Overlap writes;
+  Watch w(std::move(f), writes);
+  CpuEngine cpu(2);
+  Area a(ChainId::Serpent, size_t(1) << 20);
+  FillOptions fo;
+  fo.chunk_bytes = 64 << 10;
+  fo.writers = 4;
+  fo.sync_every = 0;
+  encrypt_to_file(w, 0, a.plain.size(), a.first_unit, cpu, cpu.prepare(a.chain, a.key.data()),
+                  [&](uint64_t pos, uint8_t* buf, size_t len) { std::memcpy(buf, a.plain.data() + pos, len); }, fo);
+  std::vector<uint8_t> got(a.plain.size());
+  w.read_at(0, got.data(), got.size());
+  CHECK(got == a.cipher);
+  CHECK(writes.most == 1);
 }
 
 TEST_CASE("auto engine: keys that never go to the GPU get the CPU engine's buffers and one caller", "[job][auto]") {

@@ -44,11 +44,13 @@ struct Fixture {
     return r;
   }
   unsigned writers = 1;  // threads writing a hot zone (JobOptions::writers)
+  unsigned zones_ahead = 1;  // zones prepared beside the one written (JobOptions::zones_ahead)
   UnitHash unit_hash = UnitHash::Xxh3_128;  // of the interrupted run; a resume uses the default, keeping the journal's
   JobOptions opts(Resilience res) const {
     JobOptions o = job_options(res, kZone);
     o.max_write = kMaxWrite;
     o.writers = writers;
+    o.zones_ahead = zones_ahead;
     o.unit_hash = unit_hash;
     return o;
   }
@@ -143,7 +145,10 @@ TEST_CASE("reencrypt crash: FailFile on the container at every write and fsync, 
   // One thread writes a hot zone, or two on disjoint halves (the path machines with many cores take): a crash
   // then leaves any subset of the zone's writes on disk, in either order.
   fx.writers = GENERATE(1u, 2u);
-  INFO("hot zone written by " << fx.writers << " thread(s)");
+  // One zone prepared beside the one written, or two (the path of engines that take several callers): then two
+  // zones' protection waits for two different commits.
+  fx.zones_ahead = GENERATE(1u, 2u);
+  INFO("hot zone written by " << fx.writers << " thread(s), " << fx.zones_ahead << " zone(s) prepared ahead");
   for (Resilience res : {Resilience::Checksum, Resilience::Journal}) {
     for (FailMode mode : {FailMode::Error, FailMode::TornWrite, FailMode::PowerLoss}) {
       // Count the container's operations in an undisturbed run.
@@ -217,6 +222,8 @@ TEST_CASE("reencrypt crash: journals of format versions 1 and 2 (one record) res
 
 TEST_CASE("reencrypt crash: one fault counter over container and journal files, every operation", "[reencrypt][crash]") {
   Fixture fx;
+  fx.zones_ahead = GENERATE(1u, 2u);
+  INFO(fx.zones_ahead << " zone(s) prepared ahead");
   for (Resilience res : {Resilience::Checksum, Resilience::Journal}) {
     for (FailMode mode : {FailMode::Error, FailMode::TornWrite, FailMode::PowerLoss}) {
       fx.reset();
@@ -747,9 +754,12 @@ TEST_CASE("reencrypt crash: between a zone's data fsync and the next commit; tor
 TEST_CASE("reencrypt crash: a commit held back; the free slot is not written before the commit it waits for",
           "[reencrypt][crash][journal][overlap]") {
   // Z_z's record write is held (300 ms) to give the next zone's protection write every chance to come first; it
-  // must not (P_{z+1} may overwrite that slot only once Z_z is durable), and a crash at that record write (torn,
-  // or failing) must leave a resumable journal.
+  // must not (P_{z+1} may overwrite that slot only once Z_z is durable; with two zones prepared ahead, P_{z+2} the
+  // other slot only once Z_{z+1} is), and a crash at that record write (torn, or failing) must leave a resumable
+  // journal.
   Fixture fx;
+  fx.zones_ahead = GENERATE(1u, 2u);
+  INFO(fx.zones_ahead << " zone(s) prepared ahead");
   for (Resilience res : {Resilience::Journal, Resilience::Checksum}) {
     for (uint64_t zone : {1u, 2u}) {
       const GatedRun count = gated_run(fx, res, 100, {0, FailMode::Error, true, 0}, zone);

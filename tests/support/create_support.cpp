@@ -110,7 +110,7 @@ CreateOptions normal_options(const std::string& path, uint64_t size, const std::
   o.quick = quick;
   o.engine = std::make_shared<CpuEngine>(0);
   o.fill.chunk_bytes = 64 * 1024;  // several chunks even for small test volumes
-  o.fill.writers = 2;              // concurrent writers, also on small test machines
+  o.fill.writers = 2;              // concurrent workers, also on small test machines
   return o;
 }
 
