@@ -21,7 +21,7 @@
 #   JOBS (default "export_null export_file create import reenc_checksum reenc_journal batch"), STREAMS (floors'
 #   stream counts, default "1 4 N" with N = min(cores, 16)), BATCH_N (8), BATCH_SIZE (1G), READERS and
 #   GPU_READERS (readers of one export on the CPU engine and on the GPU or auto, for its floor; default as the export
-#   path: one per 4 cores, 2..8, and three times that up to 16), ROUNDS (runs per figure, median;
+#   path: one per 4 cores, 2..8, and twice that up to 16), ROUNDS (runs per figure, median;
 #   default 1), VERBOSE=1 (what auto did, from --verbose).
 # Output: a table on stdout; rows also in $RESULTS (TSV) when set.
 set -uo pipefail
@@ -38,8 +38,8 @@ batch_size_arg=${BATCH_SIZE:-1G}
 # export's workers (core/job/stream.cpp: one per 4 cores, 2..8): its read floor is the one with as many streams
 w=$(( ncores / 4 )); w=$(( w < 2 ? 2 : (w > 8 ? 8 : w) ))
 readers=${READERS:-$w}
-# Jobs on the GPU engine read with three times as many (core/job/stream.h: default_stream_workers).
-gpu_readers=${GPU_READERS:-$(( 3 * w < 16 ? 3 * w : (w > 16 ? w : 16) ))}
+# Jobs on the GPU engine read with twice as many (core/job/stream.h: default_stream_workers).
+gpu_readers=${GPU_READERS:-$(( 2 * w < 16 ? 2 * w : (w > 16 ? w : 16) ))}
 for n in "$readers" "$gpu_readers"; do case " $streams " in *" $n "*) ;; *) streams="$streams $n" ;; esac; done
 rounds=${ROUNDS:-1}
 jobs=${JOBS:-"export_null export_file create import reenc_checksum reenc_journal batch"}
