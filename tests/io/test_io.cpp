@@ -24,6 +24,7 @@
 #include "core/reencrypt/journal.h"
 #include "core/util/error.h"
 #include "tests/support/test_support.h"
+#include "tests/support/thread_checks.h"
 
 using namespace warpvol;
 
@@ -166,13 +167,15 @@ TEST_CASE("io: read_full gathers short reads and rides over EINTR", "[io]") {
   std::vector<uint8_t> got(data.size() + 100);
   const pthread_t reader = pthread_self();
   g_signals = 0;
+  wvtest::ThreadChecks checks;
   std::thread writer([&] {
     // Small pieces with pauses: the reader's read() returns short counts, and the signals arrive while it waits.
     for (size_t off = 0; off < data.size(); off += 32768) {
       std::this_thread::sleep_for(std::chrono::microseconds(300));
       pthread_kill(reader, SIGUSR1);
       std::this_thread::sleep_for(std::chrono::microseconds(300));
-      REQUIRE(write_full(p.w, data.data() + off, std::min<size_t>(32768, data.size() - off)) >= 0);
+      checks.expect(write_full(p.w, data.data() + off, std::min<size_t>(32768, data.size() - off)) >= 0,
+                    "write_full failed");
     }
     ::close(p.w);
     p.w = -1;
@@ -185,6 +188,7 @@ TEST_CASE("io: read_full gathers short reads and rides over EINTR", "[io]") {
     if (r == 0 || (r < 0 && errno != EINTR)) break;
   }
   writer.join();
+  CHECK(checks.failures() == "");
   REQUIRE(n == ssize_t(data.size()));  // fewer than asked only because the writer closed its end
   CHECK(std::equal(data.begin(), data.end(), got.begin()));
   CHECK(g_signals.load() > 0);

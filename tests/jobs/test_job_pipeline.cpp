@@ -26,6 +26,7 @@
 #include "core/io/file.h"
 #include "core/job/stream.h"
 #include "tests/support/test_support.h"
+#include "tests/support/thread_checks.h"
 #ifdef WARPVOL_HAVE_GPU
 #include "gpu/gpu_engine.h"
 #endif
@@ -123,7 +124,7 @@ TEST_CASE("job stream: a transform over the caller's region (a re-encryption hot
       INFO((ordered ? "ordered" : "positioned") << " sink, " << workers << " workers");
       std::vector<uint8_t> region(a.cipher.size(), 0xEE);
       std::vector<uint8_t> seen(a.cipher.size(), 0);
-      std::mutex mu;
+      wvtest::ThreadChecks checks;  // the source and sink run on the stream's workers
       StreamOptions so;
       so.chunk_bytes = size_t(256) << 10;
       so.workers = workers;
@@ -136,16 +137,16 @@ TEST_CASE("job stream: a transform over the caller's region (a re-encryption hot
       t.slots = 2;
       stream_area(
           a.cipher.size(), [&](uint64_t pos, uint8_t* buf, size_t len) {
-            CHECK(buf == region.data() + pos);
+            checks.expect(buf == region.data() + pos, "a read not into its place in the region");
             std::memcpy(buf, a.cipher.data() + pos, len);
           },
           t,
           [&](uint64_t pos, const uint8_t* buf, size_t len) {
-            std::lock_guard<std::mutex> lk(mu);
-            CHECK(buf == region.data() + pos);
+            checks.expect(buf == region.data() + pos, "a sink given another buffer than its place in the region");
             std::memcpy(seen.data() + pos, buf, len);
           },
           so);
+      CHECK(checks.failures() == "");
       CHECK(region == a.plain);
       CHECK(seen == a.plain);
     }

@@ -25,6 +25,7 @@
 #include "core/volume/plain_device.h"
 #include "core/volume/volume.h"
 #include "tests/support/test_support.h"
+#include "tests/support/thread_checks.h"
 
 using namespace warpvol;
 using namespace warpvol::mount;
@@ -207,12 +208,13 @@ TEST_CASE("plain device: concurrent writers sharing data units lose no bytes", "
   // threads' stripes, so a read-modify-write that is not exclusive would bring old bytes back.
   constexpr size_t kStripe = 100, kArea = 65536;
   std::vector<std::thread> threads;
+  wvtest::ThreadChecks checks;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       std::vector<uint8_t> b(kStripe, uint8_t(0xA0 + t));
       for (int round = 0; round < 3; ++round)
         for (size_t s = size_t(t); s * kStripe + kStripe <= kArea; s += 4)
-          REQUIRE(errno_of([&] { dev.write(s * kStripe, b.data(), kStripe); }) == 0);
+          checks.expect(errno_of([&] { dev.write(s * kStripe, b.data(), kStripe); }) == 0, "a stripe's write failed");
     });
   }
   // Meanwhile an aligned writer works on a disjoint region.
@@ -220,10 +222,12 @@ TEST_CASE("plain device: concurrent writers sharing data units lose no bytes", "
     std::vector<uint8_t> b(32768);
     for (int round = 0; round < 20; ++round) {
       std::fill(b.begin(), b.end(), uint8_t(0x55));  // write_scratch encrypts the buffer in place
-      REQUIRE(errno_of([&] { dev.write_scratch(131072, b.data(), b.size()); }) == 0);
+      checks.expect(errno_of([&] { dev.write_scratch(131072, b.data(), b.size()); }) == 0,
+                    "the aligned write failed");
     }
   });
   for (auto& th : threads) th.join();
+  REQUIRE(checks.failures() == "");
   auto all = read_all(dev);
   for (size_t s = 0; s * kStripe + kStripe <= kArea; ++s)
     for (size_t i = 0; i < kStripe; ++i) REQUIRE(all[s * kStripe + i] == uint8_t(0xA0 + s % 4));
