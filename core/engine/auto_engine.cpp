@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
 #include <cstdio>
 #include <exception>
 #include <future>
@@ -45,6 +47,12 @@ class AutoKey final : public EngineKey {
 
 const AutoKey& auto_key(const EngineKey& k) { return static_cast<const AutoKey&>(k); }
 
+// WARPVOL_AUTO_TRIALS=off: the CPU may always take requests beside the GPU (measurements against the trials).
+bool trials_wanted() {
+  const char* e = std::getenv("WARPVOL_AUTO_TRIALS");
+  return !(e && std::strcmp(e, "off") == 0);
+}
+
 std::string gbps(double bytes_per_s) {
   char b[32];
   std::snprintf(b, sizeof b, "%.2f GB/s", bytes_per_s / 1e9);
@@ -78,7 +86,7 @@ struct AutoEngine::LatePins {
 AutoEngine::AutoEngine(std::shared_ptr<XtsEngine> cpu, std::shared_future<std::shared_ptr<XtsEngine>> starting,
                        std::map<ChainId, size_t> crossover, std::function<void(const std::string&)> summary)
     : cpu_(std::move(cpu)), gpu_future_(std::move(starting)), crossover_(std::move(crossover)),
-      summary_(std::move(summary)) {
+      summary_(std::move(summary)), trials_(trials_wanted()) {
   late_ = std::make_shared<LatePins>();
   if (gpu_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     settle();
@@ -173,6 +181,7 @@ AutoEngine::~AutoEngine() {
     line += " (each request went to the engine expected to finish it first, from the rates measured in this job)";
     summary_(line);
   }
+  if (trials_ && share_.periods() > 0) summary_(share_.summary());
 }
 
 std::string AutoEngine::detail() const {
@@ -250,6 +259,7 @@ AutoEngine::Lane AutoEngine::pick(const Op& op, size_t bytes) {
   const unsigned probe_every =
       other == kCpu && st.lane[kCpu].rate > 0 && !cpu_worth ? kProbeEvery * kRareProbe : kProbeEvery;
   if (st.lane[other].passed_over >= probe_every && st.lane[other].active == 0) lane = other;
+  if (trials_ && !share_.cpu_allowed()) lane = kGpu;  // a period of the GPU alone: no request, no probe
   st.lane[lane].passed_over = 0;
   ++st.lane[lane == kGpu ? kCpu : kGpu].passed_over;
   LaneStats& s = st.lane[lane];
@@ -265,6 +275,8 @@ void AutoEngine::finished(const Op& op, Lane lane, size_t bytes) {
   s.bytes += bytes;
   ++s.requests;
   --s.active;
+  // The job's rate, both engines together (counted once the GPU has joined).
+  if (gpu_.load(std::memory_order_acquire)) share_.done(bytes, t, lane == kCpu);
   if (s.active == 0) s.busy_until = t;  // re-anchor the estimate on what happened
   if (!s.warmed) {  // the first request carries one-time set-up: the rate starts after it
     s.warmed = true;

@@ -11,6 +11,9 @@
 // Each engine's first request is not counted in its rate (one-time set-up: the GPU loads its kernels), and an
 // engine passed over for kProbeEvery requests gets the next one, so that a rate measured once too low is
 // measured again (a CPU below a quarter of the GPU's rate only every kProbeEvery x kRareProbe requests).
+// With the GPU ready, the CPU's part is also tried against the job as a whole (cpu_share.h): periods in which it may
+// take requests alternate with periods of the GPU alone, and the one in which the job finished more bytes per second
+// is kept (WARPVOL_AUTO_TRIALS=off: no trials, the CPU may always take requests; for measurements).
 // Requests below the crossover stay on the CPU: there the latency of a PCIe round trip decides (mounts).
 // Synchronous calls larger than a piece are split into pieces scheduled the same way and run at once.
 // The GPU engine may still be starting (a CUDA context takes up to a second to create): until it is ready the CPU
@@ -29,6 +32,7 @@
 #include <thread>
 #include <tuple>
 
+#include "core/engine/cpu_share.h"
 #include "core/engine/xts_engine.h"
 
 namespace warpvol {
@@ -127,6 +131,8 @@ class AutoEngine final : public XtsEngine {
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
   mutable std::mutex mu_;
   std::map<Op, OpStats> stats_;
+  const bool trials_;  // the CPU's part is tried against the GPU alone (cpu_share.h)
+  CpuShare share_;     // (under mu_)
   std::mutex cpu_run_mu_;  // the CPU engine's scheduled requests run one at a time (see concurrency())
 };
 

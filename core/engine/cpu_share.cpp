@@ -1,0 +1,55 @@
+#include "core/engine/cpu_share.h"
+
+#include <cstdio>
+
+namespace warpvol {
+
+void CpuShare::done(uint64_t bytes, double t, bool on_cpu) {
+  if (!started_) {  // the first request's start is not known: the first period starts at its end
+    started_ = true;
+    start_ = t;
+    return;
+  }
+  ++requests_;
+  cpu_done_ |= on_cpu;
+  if (t >= start_ + c_.settle * c_.period_s) bytes_ += bytes;
+  if (t - start_ >= c_.period_s && requests_ >= c_.min_requests && (cpu_done_ || !trial_ || mode_ != kMixed))
+    end_period(t);
+}
+
+void CpuShare::end_period(double t) {
+  const double counted = t - (start_ + c_.settle * c_.period_s);
+  rate_[mode_] = double(bytes_) / counted;
+  ++periods_[mode_];
+  const Mode other = mode_ == kMixed ? kGpuAlone : kMixed;
+  if (trial_) {
+    if (periods_[other] == 0) {
+      mode_ = other;  // the first trials: each mode once
+    } else {
+      mode_ = better();
+      trial_ = false;
+      exploiting_ = 0;
+    }
+  } else if (++exploiting_ >= c_.exploit) {
+    mode_ = other;
+    trial_ = true;
+  }
+  start_ = t;
+  bytes_ = 0;
+  requests_ = 0;
+  cpu_done_ = false;
+}
+
+std::string CpuShare::summary() const {
+  if (periods() == 0) return "";
+  char b[400];
+  std::snprintf(b, sizeof b,
+                "engine auto, the CPU beside the GPU: the job ran at %.2f GB/s with the CPU taking requests and %.2f "
+                "GB/s with the GPU alone (latest periods of at least %.0f ms); the CPU took part in %u of %u periods "
+                "(it is kept only where the job gains %.0f%% with it)",
+                rate_[kMixed] / 1e9, rate_[kGpuAlone] / 1e9, c_.period_s * 1e3, periods_[kMixed], periods(),
+                (c_.gain - 1) * 100);
+  return b;
+}
+
+}  // namespace warpvol

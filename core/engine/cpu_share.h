@@ -1,0 +1,57 @@
+// Whether auto's CPU takes requests beside a ready GPU, decided from what the whole job gets: the bytes both engines
+// finish per second. The per-request rule (auto_engine.h) sees each engine's own rate, not what a CPU request costs
+// the rest of the job: it runs on every core, and a job bound by its readers (the page-cache copy), its writers or
+// host memory gets slower though the CPU's rate looks worth it. So auto tries both: a period in which the CPU may take
+// requests (mixed), a period of the GPU alone, then kExploit periods of the better one, then the other one again
+// (the better one may change as the job moves on, or the first periods may have been unlucky). Mixed is kept only
+// where it beats the GPU alone by kGain: the CPU's cores cost more than the GPU's time.
+// A period lasts at least period_s and min_requests finished requests; what finishes in its first settle share is
+// not counted (requests chosen under the previous mode are still finishing). A trial of mixed lasts until the CPU
+// finished a request in it: before that it was the GPU alone too, and says nothing of the CPU (which the per-request
+// rule may give only a probe now and then). Time is passed in: tests drive it.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace warpvol {
+
+class CpuShare {
+ public:
+  struct Config {
+    double period_s = 0.064;
+    unsigned min_requests = 16;
+    unsigned exploit = 8;   // periods of the chosen mode between two trials of the other
+    double gain = 1.03;     // mixed must be this much faster than the GPU alone to be chosen
+    double settle = 0.25;   // share of a period whose finished requests are not counted
+  };
+  CpuShare() : CpuShare(Config{}) {}
+  explicit CpuShare(Config c) : c_(c) {}
+
+  bool cpu_allowed() const { return mode_ == kMixed; }
+  // A request of `bytes` finished at t (seconds, any origin; non-decreasing), on the CPU or on the GPU.
+  void done(uint64_t bytes, double t, bool on_cpu);
+  // What was measured and chosen (--verbose); "" before the first period ended.
+  std::string summary() const;
+  unsigned periods() const { return periods_[0] + periods_[1]; }
+  unsigned mixed_periods() const { return periods_[kMixed]; }
+  // The latest measured rate of the job with the CPU taking part (mixed) or with the GPU alone; 0: not yet.
+  double rate(bool mixed) const { return rate_[mixed ? kMixed : kGpuAlone]; }
+
+ private:
+  enum Mode { kMixed = 0, kGpuAlone = 1 };
+  void end_period(double t);
+  Mode better() const { return rate_[kMixed] > c_.gain * rate_[kGpuAlone] ? kMixed : kGpuAlone; }
+  Config c_;
+  Mode mode_ = kMixed;
+  bool started_ = false;
+  double start_ = 0;          // this period's start
+  uint64_t bytes_ = 0;        // counted in this period (after its settle share)
+  unsigned requests_ = 0;     // finished in this period
+  bool cpu_done_ = false;     // the CPU finished a request in this period
+  double rate_[2] = {0, 0};   // each mode's latest measured rate (bytes per second)
+  unsigned periods_[2] = {0, 0};
+  unsigned exploiting_ = 0;   // periods of the chosen mode since the last trial; 0: trials still to run
+  bool trial_ = true;         // this period is a trial of a mode (not a chosen one's)
+};
+
+}  // namespace warpvol

@@ -1,0 +1,198 @@
+// auto's trials of the CPU beside the GPU (core/engine/cpu_share.h): the period logic on a simulated clock, and the
+// AutoEngine over two sleeping fake engines where the CPU's requests slow the "GPU" down (a job bound by memory or
+// by its readers) or do not.
+#include <catch2/catch.hpp>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <regex>
+#include <semaphore>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/crypto/chain.h"
+#include "core/engine/auto_engine.h"
+#include "core/engine/cpu_engine.h"
+#include "core/engine/cpu_share.h"
+
+using namespace warpvol;
+
+namespace {
+
+constexpr uint64_t kMiB = uint64_t(1) << 20;
+
+// Runs `seconds` of simulated job through s: 4 MiB requests, finished at the rate of the mode s is in (bytes per
+// second); in each period's first `lag` seconds requests still finish at the previous period's rate.
+void simulate(CpuShare& s, double mixed, double gpu_alone, double seconds, double lag = 0) {
+  double t = 0;
+  bool was = s.cpu_allowed(), prev = was;
+  double switched = 0;
+  while (t < seconds) {
+    if (s.cpu_allowed() != was) {
+      prev = was;
+      was = s.cpu_allowed();
+      switched = t;
+    }
+    const bool mode = t - switched < lag ? prev : was;
+    t += double(4 * kMiB) / (mode ? mixed : gpu_alone);
+    s.done(4 * kMiB, t, s.cpu_allowed());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cpu share: the mode in which the job runs faster is kept, the other tried again now and then",
+          "[job][auto]") {
+  SECTION("the CPU slows the job: the GPU alone") {
+    CpuShare s;
+    simulate(s, 10e9, 20e9, 10.0);
+    INFO(s.summary());
+    CHECK(s.periods() > 50);
+    CHECK(s.mixed_periods() * 6 < s.periods());  // the first trial, then one in every kExploit + 1 periods
+    CHECK(s.mixed_periods() >= 2);               // tried again
+    CHECK(s.rate(true) == Approx(10e9).epsilon(0.02));
+    CHECK(s.rate(false) == Approx(20e9).epsilon(0.02));
+  }
+  SECTION("the CPU helps: mixed") {
+    CpuShare s;
+    simulate(s, 20e9, 10e9, 10.0);
+    INFO(s.summary());
+    CHECK(s.mixed_periods() * 6 > 5 * s.periods());
+    CHECK(s.mixed_periods() < s.periods());  // the GPU alone tried again
+  }
+  SECTION("a gain under kGain is not worth the CPU's cores") {
+    CpuShare s;
+    simulate(s, 10.2e9, 10e9, 10.0);
+    CHECK(s.mixed_periods() * 6 < s.periods());
+  }
+  SECTION("requests still finishing under the previous mode are not counted") {
+    CpuShare s;
+    // The previous mode's rate for the first 10 ms of each period (its settle share is 16 ms).
+    simulate(s, 10e9, 20e9, 10.0, 0.010);
+    CHECK(s.rate(true) == Approx(10e9).epsilon(0.02));
+    CHECK(s.rate(false) == Approx(20e9).epsilon(0.02));
+  }
+}
+
+TEST_CASE("cpu share: a period ends after its time and its requests (a trial of mixed: one of them the CPU's), the "
+          "first request only starts the clock",
+          "[job][auto]") {
+  CpuShare s;
+  CHECK(s.summary() == "");
+  CHECK(s.cpu_allowed());  // the first trial is the CPU taking part
+  s.done(kMiB, 100.0, false);  // starts the clock
+  for (int i = 1; i < 16; ++i) s.done(kMiB, 100.0 + i, false);  // 15 requests, 15 s: not enough requests
+  CHECK(s.periods() == 0);
+  s.done(kMiB, 116.0, false);  // the 16th, but none was the CPU's: the trial of mixed goes on
+  CHECK(s.periods() == 0);
+  s.done(kMiB, 117.0, true);
+  CHECK(s.periods() == 1);
+  CHECK_FALSE(s.cpu_allowed());  // the second trial: the GPU alone
+  // 16 requests in under the period's time: the period goes on.
+  for (int i = 1; i <= 16; ++i) s.done(kMiB, 117.0 + i * 0.001, false);
+  CHECK(s.periods() == 1);
+  s.done(kMiB, 117.1, false);
+  CHECK(s.periods() == 2);
+  CHECK(s.summary().find("the CPU took part in 1 of 2 periods") != std::string::npos);
+}
+
+namespace {
+
+// Engines that only sleep, per MiB: the "GPU" runs four requests at once (more wait); while the "CPU" runs a
+// request, the GPU's requests take `contention` times as long (both share what bounds the job).
+struct Sleeper : CpuEngine {
+  Sleeper(double us_per_mib, unsigned callers, std::atomic<int>* cpu_running, const std::atomic<int>* contended_by,
+          double contention)
+      : CpuEngine(1), us_(us_per_mib), callers_(callers), slots_(callers), running_(cpu_running),
+        by_(contended_by), contention_(contention) {}
+  unsigned concurrency() const override { return callers_; }
+  void process(const EngineKey&, Direction, uint64_t, uint8_t*, size_t n) override {
+    slots_.acquire();
+    if (running_) ++*running_;
+    const double mib = double(n * kDataUnitSize) / double(kMiB);
+    // Sleeps in 1 ms steps, each as long as the contention at that moment says.
+    for (double left = us_ * mib; left > 0;) {
+      const double factor = by_ && by_->load() > 0 ? contention_ : 1.0;
+      const double step = std::min(left, 1000.0);
+      std::this_thread::sleep_for(std::chrono::microseconds(int64_t(step * factor)));
+      left -= step;
+    }
+    if (running_) --*running_;
+    slots_.release();
+  }
+  double us_;
+  unsigned callers_;
+  std::counting_semaphore<64> slots_;
+  std::atomic<int>* running_;
+  const std::atomic<int>* by_;
+  double contention_;
+};
+
+// `callers` threads send 4 MiB requests through auto for `seconds`; returns the CPU's share of the bytes and the
+// summary.
+double cpu_share_of_job(unsigned callers_n, double contention, bool trials, double seconds, std::string& summary) {
+  if (trials) ::unsetenv("WARPVOL_AUTO_TRIALS");
+  else ::setenv("WARPVOL_AUTO_TRIALS", "off", 1);
+  std::atomic<int> cpu_running{0};
+  // GPU: 4 ms per 4 MiB request, four at once; CPU: 2 ms per request (worth a request by its own rate).
+  auto cpu = std::make_shared<Sleeper>(500, 1, &cpu_running, nullptr, 1.0);
+  auto gpu = std::make_shared<Sleeper>(1000, 4, nullptr, &cpu_running, contention);
+  std::map<ChainId, size_t> crossover;
+  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+  std::vector<std::string> lines;
+  double share = 0;
+  {
+    AutoEngine eng(cpu, gpu, crossover, [&](const std::string& l) { lines.push_back(l); });
+    std::vector<uint8_t> km(64, 7);
+    auto key = eng.prepare(ChainId::Aes, km.data());
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    std::vector<std::thread> callers;
+    for (unsigned t = 0; t < callers_n; ++t)
+      callers.emplace_back([&] {
+        std::vector<uint8_t> buf(4 * kMiB);
+        while (std::chrono::steady_clock::now() < end)
+          eng.process(*key, Direction::Encrypt, 0, buf.data(), buf.size() / kDataUnitSize);
+      });
+    for (auto& c : callers) c.join();
+    share = double(eng.cpu_bytes()) / double(eng.cpu_bytes() + eng.gpu_bytes());
+  }
+  ::unsetenv("WARPVOL_AUTO_TRIALS");
+  summary.clear();
+  for (const auto& l : lines) summary += l + "\n";
+  return share;
+}
+
+// From the --verbose line: "the CPU took part in X of Y periods" -> {X, Y}.
+std::pair<unsigned, unsigned> periods_with_cpu(const std::string& summary) {
+  std::smatch m;
+  if (!std::regex_search(summary, m, std::regex("took part in ([0-9]+) of ([0-9]+) periods"))) return {0, 0};
+  return {unsigned(std::stoul(m[1])), unsigned(std::stoul(m[2]))};
+}
+
+}  // namespace
+
+TEST_CASE("auto engine: where the CPU's requests slow the job down, the GPU alone keeps it; where they help, the CPU "
+          "stays",
+          "[job][auto]") {
+  std::string with, without, helps;
+  // Four callers, as many as the GPU's slots. Each CPU request makes the GPU's requests meanwhile take 6 times as
+  // long: the job is faster without the CPU.
+  const double share_with = cpu_share_of_job(8, 6.0, true, 1.5, with);
+  cpu_share_of_job(8, 6.0, false, 0.5, without);
+  INFO("with trials:\n" << with << "without trials:\n" << without);
+  CHECK(with.find("the CPU beside the GPU") != std::string::npos);
+  CHECK(without.find("the CPU beside the GPU") == std::string::npos);
+  // By its own rate the CPU is worth requests: without the trials it took 11-73% of the bytes in this test (the
+  // share swings with the order in which the requests finish), with them 3-7%.
+  CHECK(share_with < 0.15);
+  const auto [part, of] = periods_with_cpu(with);
+  CHECK(part * 3 < of);
+  // Eight callers, requests wait for the GPU's four slots, no contention: the CPU's requests add to the GPU's, and
+  // it keeps taking them.
+  const double share_helps = cpu_share_of_job(8, 1.0, true, 1.5, helps);
+  INFO("no contention:\n" << helps);
+  CHECK(share_helps > 0.1);
+  const auto [helps_part, helps_of] = periods_with_cpu(helps);
+  CHECK(helps_part * 2 > helps_of);
+}
