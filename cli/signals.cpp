@@ -1,5 +1,7 @@
 #include "cli/signals.h"
 
+#include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstring>
 
@@ -7,12 +9,19 @@
 
 namespace warpvol::cli {
 namespace {
-volatile std::sig_atomic_t g_signal = 0;
+// A lock-free atomic, not a volatile sig_atomic_t: the flag is read by a job's worker threads (the stream's cancel
+// token), and volatile orders nothing between threads (ThreadSanitizer reported the handler's write against a
+// worker's read as a data race).
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "on_signal() must be async-signal-safe");
 
-// The key search polls its own stop flag (kdf_stop.h), not g_signal: set both.
+// The key search polls its own stop flag (kdf_stop.h), not g_signal: set both. errno is kept for the code the
+// signal interrupted.
 extern "C" void on_signal(int sig) {
-  g_signal = sig;
+  const int saved_errno = errno;
+  g_signal.store(sig, std::memory_order_relaxed);
   request_kdf_stop();
+  errno = saved_errno;
 }
 }  // namespace
 
@@ -31,6 +40,6 @@ void install_signal_handlers() {
   sigaction(SIGPIPE, &ign, nullptr);
 }
 
-bool interrupt_requested() { return g_signal != 0; }
+bool interrupt_requested() { return g_signal.load(std::memory_order_relaxed) != 0; }
 
 }  // namespace warpvol::cli

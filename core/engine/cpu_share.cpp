@@ -1,5 +1,6 @@
 #include "core/engine/cpu_share.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace warpvol {
@@ -29,8 +30,11 @@ void CpuShare::end_period(double t) {
       mode_ = better();
       trial_ = false;
       exploiting_ = 0;
+      // The first choices are kept for fewer periods (2, 4, then c_.exploit): the first trials run while the job
+      // and the per-request rule warm up, and a choice they got wrong is corrected soon.
+      exploit_for_ = std::min(c_.exploit, 2u << std::min(choices_++, 8u));
     }
-  } else if (++exploiting_ >= c_.exploit) {
+  } else if (++exploiting_ >= exploit_for_) {
     mode_ = other;
     trial_ = true;
   }

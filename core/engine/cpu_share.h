@@ -2,8 +2,9 @@
 // finish per second. The per-request rule (auto_engine.h) sees each engine's own rate, not what a CPU request costs
 // the rest of the job: it runs on every core, and a job bound by its readers (the page-cache copy), its writers or
 // host memory gets slower though the CPU's rate looks worth it. So auto tries both: a period in which the CPU may take
-// requests (mixed), a period of the GPU alone, then kExploit periods of the better one, then the other one again
-// (the better one may change as the job moves on, or the first periods may have been unlucky). Mixed is kept only
+// requests (mixed), a period of the GPU alone, then `exploit` periods of the better one (2 and 4 for the first two
+// choices), then the other one again (the better one may change as the job moves on, or the first periods may
+// have been unlucky: they run while the job warms up). Mixed is kept only
 // where it beats the GPU alone by kGain: the CPU's cores cost more than the GPU's time.
 // A period lasts at least period_s and min_requests finished requests; what finishes in its first settle share is
 // not counted (requests chosen under the previous mode are still finishing). A trial of mixed lasts until the CPU
@@ -50,7 +51,9 @@ class CpuShare {
   bool cpu_done_ = false;     // the CPU finished a request in this period
   double rate_[2] = {0, 0};   // each mode's latest measured rate (bytes per second)
   unsigned periods_[2] = {0, 0};
-  unsigned exploiting_ = 0;   // periods of the chosen mode since the last trial; 0: trials still to run
+  unsigned exploiting_ = 0;   // periods of the chosen mode since the last trial
+  unsigned exploit_for_ = 0;  // periods the current choice is kept
+  unsigned choices_ = 0;      // choices made so far
   bool trial_ = true;         // this period is a trial of a mode (not a chosen one's)
 };
 

@@ -49,7 +49,7 @@ TEST_CASE("cpu share: the mode in which the job runs faster is kept, the other t
     simulate(s, 10e9, 20e9, 10.0);
     INFO(s.summary());
     CHECK(s.periods() > 50);
-    CHECK(s.mixed_periods() * 6 < s.periods());  // the first trial, then one in every kExploit + 1 periods
+    CHECK(s.mixed_periods() * 6 < s.periods());  // the first trial, then one after 2, 4, then every 8 periods
     CHECK(s.mixed_periods() >= 2);               // tried again
     CHECK(s.rate(true) == Approx(10e9).epsilon(0.02));
     CHECK(s.rate(false) == Approx(20e9).epsilon(0.02));
@@ -73,6 +73,24 @@ TEST_CASE("cpu share: the mode in which the job runs faster is kept, the other t
     CHECK(s.rate(true) == Approx(10e9).epsilon(0.02));
     CHECK(s.rate(false) == Approx(20e9).epsilon(0.02));
   }
+}
+
+TEST_CASE("cpu share: the first choices are kept for 2, then 4, then 8 periods", "[job][auto]") {
+  // The GPU alone is faster: M = a period with the CPU, G = the GPU alone.
+  CpuShare s;
+  std::string modes;
+  double t = 0;
+  s.done(kMiB, t, false);
+  while (s.periods() < 22) {
+    const unsigned before = s.periods();
+    const bool mixed = s.cpu_allowed();
+    while (s.periods() == before) {
+      t += mixed ? 0.010 : 0.005;
+      s.done(kMiB, t, mixed);
+    }
+    modes += mixed ? 'M' : 'G';
+  }
+  CHECK(modes == "MG" "GG" "M" "GGGG" "M" "GGGGGGGG" "M" "GGG");
 }
 
 TEST_CASE("cpu share: a period ends after its time and its requests (a trial of mixed: one of them the CPU's), the "
@@ -187,12 +205,12 @@ TEST_CASE("auto engine: where the CPU's requests slow the job down, the GPU alon
   // share swings with the order in which the requests finish), with them 3-7%.
   CHECK(share_with < 0.15);
   const auto [part, of] = periods_with_cpu(with);
-  CHECK(part * 3 < of);
+  CHECK(part * 4 < of);  // 3 of 23 here, on a loaded machine too
   // Eight callers, requests wait for the GPU's four slots, no contention: the CPU's requests add to the GPU's, and
   // it keeps taking them.
   const double share_helps = cpu_share_of_job(8, 1.0, true, 1.5, helps);
   INFO("no contention:\n" << helps);
   CHECK(share_helps > 0.1);
   const auto [helps_part, helps_of] = periods_with_cpu(helps);
-  CHECK(helps_part * 2 > helps_of);
+  CHECK(helps_part * 3 > helps_of);  // 20 of 23 here (the first trials run while the job warms up)
 }
