@@ -4,8 +4,8 @@
 // host memory gets slower though the CPU's rate looks worth it. So auto tries both: a period in which the CPU may take
 // requests (mixed), a period of the GPU alone, then `exploit` periods of the better one (2 and 4 for the first two
 // choices), then the other one again (the better one may change as the job moves on, or the first periods may
-// have been unlucky: they run while the job warms up). Mixed is kept only
-// where it beats the GPU alone by kGain: the CPU's cores cost more than the GPU's time.
+// have been unlucky: they run while the job warms up). Mixed is kept only where it beats the GPU alone by `gain`:
+// the CPU's cores cost more than the GPU's time.
 // A period lasts at least period_s and min_requests finished requests; what finishes in its first settle share is
 // not counted (requests chosen under the previous mode are still finishing). A trial of mixed lasts until the CPU
 // finished a request in it: before that it was the GPU alone too, and says nothing of the CPU (which the per-request
