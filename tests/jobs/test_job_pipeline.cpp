@@ -25,6 +25,7 @@
 #include "core/engine/engine_factory.h"
 #include "core/io/file.h"
 #include "core/job/stream.h"
+#include "tests/support/forwarding_file.h"
 #include "tests/support/test_support.h"
 #include "tests/support/thread_checks.h"
 #ifdef WARPVOL_HAVE_GPU
@@ -252,22 +253,15 @@ TEST_CASE("files: a regular file takes one writer at a time, the fill writes it 
   auto f = open_file(dir.file("w"), OpenMode::CreateNew);
   CHECK_FALSE(f->parallel_writes());
   // The fill through a wrapper that records overlapping writes: four workers, one write at a time.
-  struct Watch final : BlockFile {
-    std::unique_ptr<BlockFile> in;
+  struct Watch final : wvtest::ForwardingFile {
     Overlap& o;
-    Watch(std::unique_ptr<BlockFile> f, Overlap& ov) : in(std::move(f)), o(ov) {}
-    uint64_t size() const override { return in->size(); }
-    void read_at(uint64_t off, uint8_t* b, size_t n) override { in->read_at(off, b, n); }
+    Watch(std::unique_ptr<BlockFile> f, Overlap& ov) : ForwardingFile(std::move(f)), o(ov) {}
     void write_at(uint64_t off, const uint8_t* b, size_t n) override {
       o.enter();
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      in->write_at(off, b, n);
+      inner().write_at(off, b, n);
       o.leave();
     }
-    void sync() override { in->sync(); }
-    bool writable() const override { return true; }
-    const std::string& path() const override { return in->path(); }
-    void truncate(uint64_t n) override { in->truncate(n); }
   };
   Overlap writes;
   Watch w(std::move(f), writes);

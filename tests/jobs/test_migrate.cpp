@@ -13,6 +13,7 @@
 #include "core/util/error.h"
 #include "core/util/random.h"
 #include "tests/support/fail_file.h"
+#include "tests/support/forwarding_file.h"
 #include "tests/support/reencrypt_support.h"
 
 using namespace warpvol;
@@ -376,15 +377,8 @@ TEST_CASE("migrate: refusals leave the container byte-identical", "[migrate]") {
   }
   SECTION("a target that cannot grow: rolled back, size included") {
     // A file whose size cannot change (a device would be refused before; this fails in the middle of G).
-    struct NoGrow final : BlockFile {
-      std::unique_ptr<BlockFile> in;
-      explicit NoGrow(std::unique_ptr<BlockFile> f) : in(std::move(f)) {}
-      uint64_t size() const override { return in->size(); }
-      void read_at(uint64_t o, uint8_t* b, size_t n) override { in->read_at(o, b, n); }
-      void write_at(uint64_t o, const uint8_t* b, size_t n) override { in->write_at(o, b, n); }
-      void sync() override { in->sync(); }
-      bool writable() const override { return in->writable(); }
-      const std::string& path() const override { return in->path(); }
+    struct NoGrow final : wvtest::ForwardingFile {
+      using ForwardingFile::ForwardingFile;
       void truncate(uint64_t) override { throw Error(ErrorKind::Io, "cannot change the size of this target"); }
     };
     JobOptions o = job_options(Resilience::Checksum, 1 << 20);

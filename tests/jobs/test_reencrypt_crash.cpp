@@ -13,6 +13,7 @@
 #include "core/reencrypt/marker.h"
 #include "core/util/error.h"
 #include "tests/support/fail_file.h"
+#include "tests/support/forwarding_file.h"
 #include "tests/support/reencrypt_support.h"
 
 using namespace warpvol;
@@ -564,22 +565,17 @@ struct OverlapGate {
   }
 };
 
-class GateFile final : public BlockFile {
+class GateFile final : public wvtest::ForwardingFile {
  public:
-  GateFile(std::unique_ptr<BlockFile> inner, OverlapGate& g, bool container) : inner_(std::move(inner)), g_(g),
-                                                                                container_(container) {}
-  uint64_t size() const override { return inner_->size(); }
-  void read_at(uint64_t o, uint8_t* b, size_t n) override { inner_->read_at(o, b, n); }
-  bool writable() const override { return inner_->writable(); }
-  const std::string& path() const override { return inner_->path(); }
-  void truncate(uint64_t n) override { inner_->truncate(n); }
+  GateFile(std::unique_ptr<BlockFile> inner, OverlapGate& g, bool container)
+      : ForwardingFile(std::move(inner)), g_(g), container_(container) {}
   void sync() override {
     if (container_) {
       std::lock_guard<std::mutex> lk(g_.mu);
       // The fsync of zone `zone`'s data (W_zone): after its two data writes.
       if (g_.data_writes == 2 * (g_.zone + 1) && !g_.fsync_op) g_.fsync_op = g_.group->operations() + 1;
     }
-    inner_->sync();
+    inner().sync();
   }
   void write_at(uint64_t o, const uint8_t* b, size_t n) override {
     if (container_ && n == kMaxWrite) {
@@ -596,7 +592,7 @@ class GateFile final : public BlockFile {
           if (first) g.set(g.first_done);
         }
       } done{g_, idx == 2 * (g_.zone - 1)};
-      inner_->write_at(o, b, n);
+      inner().write_at(o, b, n);
       return;
     }
     if (!container_ && n == g_.prot_len) {
@@ -625,7 +621,7 @@ class GateFile final : public BlockFile {
           OverlapGate& g;
           ~Done() { g.set(g.prot_done); }
         } done{g_};
-        inner_->write_at(o, b, n);
+        inner().write_at(o, b, n);
         return;
       }
     }
@@ -640,11 +636,10 @@ class GateFile final : public BlockFile {
         g_.held_op = g_.group->operations() + 1;
       }
     }
-    inner_->write_at(o, b, n);
+    inner().write_at(o, b, n);
   }
 
  private:
-  std::unique_ptr<BlockFile> inner_;
   OverlapGate& g_;
   bool container_;
 };

@@ -16,6 +16,7 @@
 #include "core/engine/cpu_engine.h"
 #include "core/util/error.h"
 #include "core/volume/volume.h"
+#include "tests/support/forwarding_file.h"
 #include "tests/support/test_support.h"
 
 namespace wvtest {
@@ -179,25 +180,19 @@ std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
 }
 
 namespace {
-class Counting final : public BlockFile {
+class Counting final : public ForwardingFile {
  public:
-  Counting(std::unique_ptr<BlockFile> in, uint64_t* n) : in_(std::move(in)), n_(n) {}
-  uint64_t size() const override { return in_->size(); }
-  void read_at(uint64_t o, uint8_t* b, size_t l) override { in_->read_at(o, b, l); }
+  Counting(std::unique_ptr<BlockFile> in, uint64_t* n) : ForwardingFile(std::move(in)), n_(n) {}
   void write_at(uint64_t o, const uint8_t* b, size_t l) override {
     std::atomic_ref<uint64_t>(*n_)++;
-    in_->write_at(o, b, l);
+    inner().write_at(o, b, l);
   }
   void sync() override {
     std::atomic_ref<uint64_t>(*n_)++;
-    in_->sync();
+    inner().sync();
   }
-  bool writable() const override { return in_->writable(); }
-  const std::string& path() const override { return in_->path(); }
-  void truncate(uint64_t s) override { in_->truncate(s); }
 
  private:
-  std::unique_ptr<BlockFile> in_;
   uint64_t* n_;
 };
 }  // namespace
