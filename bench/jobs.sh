@@ -22,7 +22,8 @@
 #   stream counts, default "1 4 N" with N = min(cores, 16)), BATCH_N (8), BATCH_SIZE (1G), READERS and
 #   GPU_READERS (readers of one export on the CPU engine and on the GPU or auto, for its floor; default as the export
 #   path: one per 4 cores, 2..8, and twice that up to 16), ROUNDS (runs per figure, median;
-#   default 1), VERBOSE=1 (what auto did, from --verbose).
+#   default 1), VERBOSE=1 (what auto did, from --verbose), FLOORS (which floors to measure, default "read write copy
+#   rewrite files"; a job whose floor is left out gets no ratio).
 # Output: a table on stdout; rows also in $RESULTS (TSV) when set.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -128,16 +129,20 @@ files_at_once() {  # MODE (write | rewrite) N: N files of BATCH_SIZE at once
   done
   wait
 }
+floors=" ${FLOORS:-read write copy rewrite files} "
+has_floor() { [ "${floors#* $1 }" != "$floors" ]; }
 echo "floors (dd, 8 MiB blocks; N streams each on its own range):"
 for n in $streams; do
-  floor_run "read one file x$n" "$data" streams_one_file read "$n"
-  rm -f "$dir/new"; floor_run "write a new file x$n" "$size" streams_one_file write "$n"
-  rm -f "$dir/new"; floor_run "copy into a new file x$n" "$data" streams_one_file copy "$n"
-  rm -f "$dir/new"; floor_run "rewrite one file in place x$n" "$data" streams_one_file rewrite "$n"
+  if has_floor read; then floor_run "read one file x$n" "$data" streams_one_file read "$n"; fi
+  if has_floor write; then rm -f "$dir/new"; floor_run "write a new file x$n" "$size" streams_one_file write "$n"; fi
+  if has_floor copy; then rm -f "$dir/new"; floor_run "copy into a new file x$n" "$data" streams_one_file copy "$n"; fi
+  if has_floor rewrite; then rm -f "$dir/new"; floor_run "rewrite one file in place x$n" "$data" streams_one_file rewrite "$n"; fi
 done
 rm -f "$dir/new"
-floor_run "$batch_n files written at once" $((batch_n * bsize)) files_at_once write "$batch_n"
-floor_run "$batch_n files rewritten in place" $((batch_n * bsize)) files_at_once rewrite "$batch_n"
+if has_floor files; then
+  floor_run "$batch_n files written at once" $((batch_n * bsize)) files_at_once write "$batch_n"
+  floor_run "$batch_n files rewritten in place" $((batch_n * bsize)) files_at_once rewrite "$batch_n"
+fi
 for ((k = 0; k < batch_n; k++)); do rm -f "$dir/f$k"; done
 
 # ---- jobs ----
@@ -171,10 +176,11 @@ row() {
     cpus+=("$(calc "($user + $sys) / ($bytes / 1e9)")")
   done
   local g c f
-  g=$(median "${gbs[@]}"); c=$(median "${cpus[@]}"); f=${floor[$fname]}
+  g=$(median "${gbs[@]}"); c=$(median "${cpus[@]}"); f=${floor[$fname]:-}
   if [ -n "${VERBOSE:-}" ] && [ "${engine%+agent}" = auto ]; then note=$(grep -m2 'engine auto,' "$err" | sed 's/ (each request.*//' | tr '\n' ' '); fi
+  local pct=-; [ -n "$f" ] && pct="$(calc "100 * $g / $f")%"  # no floor: FLOORS left it out
   printf '%-15s %-28s %-10s %-10s %7s GB/s  %5s of %-32s %6s CPU-s/GB %s\n' "$job" "$chain" "$engine" "$(basename "$(dirname "$b/x")")" \
-    "$g" "$(calc "100 * $g / $f")%" "$fname ($f)" "$c" "$note"
+    "$g" "$pct" "$fname (${f:--})" "$c" "$note"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$chain" "$engine" "$b" "$g" "$f" "$fname" "$c" >> "$results"
 }
 vflag=(); [ -n "${VERBOSE:-}" ] && vflag=(--verbose)
