@@ -148,8 +148,8 @@ IoBuffer AutoEngine::io_buffer(size_t bytes) {
 }
 
 unsigned AutoEngine::concurrency() const {
-  if (XtsEngine* g = gpu()) return g->concurrency() + cpu_->concurrency();
-  return (gpu_settled_ ? 0 : kStartingGpuCallers) + cpu_->concurrency();
+  if (XtsEngine* g = gpu()) return std::max(g->concurrency(), cpu_->concurrency());
+  return std::max(gpu_settled_ ? 0u : kStartingGpuCallers, cpu_->concurrency());
 }
 
 AutoEngine::~AutoEngine() {
@@ -259,6 +259,10 @@ AutoEngine::Lane AutoEngine::pick(const Op& op, size_t bytes) {
   const unsigned probe_every =
       other == kCpu && st.lane[kCpu].rate > 0 && !cpu_worth ? kProbeEvery * kRareProbe : kProbeEvery;
   if (st.lane[other].passed_over >= probe_every && st.lane[other].active == 0) lane = other;
+  // Until the CPU's rate is measured, it takes no more requests than it runs at once: a guessed rate (the GPU's)
+  // would queue a burst of requests on it, each holding up its caller (an ordered sink, a batch's zone) for as
+  // long as the CPU takes, when a cascade runs there at a tenth of the GPU's rate.
+  if (lane == kCpu && st.lane[kCpu].rate <= 0 && unsigned(st.lane[kCpu].active) >= cpu_->concurrency()) lane = kGpu;
   if (trials_ && !share_.cpu_allowed()) lane = kGpu;  // a period of the GPU alone: no request, no probe
   st.lane[lane].passed_over = 0;
   ++st.lane[lane == kGpu ? kCpu : kGpu].passed_over;

@@ -3,11 +3,11 @@
 // the end of that engine's queue (the requests already given to it, at its measured rate) plus this request at
 // that rate. Rates are measured while the job runs (bytes done per second during which the engine had work), per
 // operation (chain and direction, or the pair of chains of a re-encryption); before the first measurement both
-// count as equally fast. The CPU gets a request only when it runs at a quarter of the GPU's rate or more and would
-// finish the request in under half the GPU's time, queue included: its requests run on every core, at the expense
-// of the job's readers and writers, which its own rate does not show (a job bound by memory or I/O only gets
-// slower). So with the GPU ready the CPU takes part where the GPU is the bottleneck and the CPU reaches a good
-// fraction of its rate.
+// count as equally fast, and the CPU takes one request at a time. The CPU gets a request only when it runs at a
+// quarter of the GPU's rate or more and would finish the request in under half the GPU's time, queue included: its
+// requests run on every core, at the expense of the job's readers and writers, which its own rate does not show (a
+// job bound by memory or I/O only gets slower). So with the GPU ready the CPU takes part where the GPU is the
+// bottleneck and the CPU reaches a good fraction of its rate.
 // Each engine's first request is not counted in its rate (one-time set-up: the GPU loads its kernels), and an
 // engine passed over for kProbeEvery requests gets the next one, so that a rate measured once too low is
 // measured again (a CPU below a quarter of the GPU's rate only every kProbeEvery x kRareProbe requests).
@@ -63,8 +63,9 @@ class AutoEngine final : public XtsEngine {
   // The GPU engine's pinned buffers: requests the CPU takes run on them just as well.
   // (Aligned memory while the GPU is starting, page-locked when it joins.)
   IoBuffer io_buffer(size_t bytes) override;
-  // The GPU's callers plus one on the CPU (whose requests run one at a time, each on all cores); while the GPU is
-  // starting, as many as its default number of streams.
+  // The GPU's callers (while it is starting, as many as its default number of streams): a request the CPU takes
+  // (one at a time, each on all cores) holds one of them. A caller of its own for the CPU kept one more request
+  // and its buffer in flight, which made a job bound by host memory slower also in the periods of the GPU alone.
   unsigned concurrency() const override;
   // Keys whose requests all stay on the CPU (a chain that is never faster on the GPU, legacy modes) get the CPU
   // engine's buffers and its one caller at a time: the GPU's would only add callers that run on one thread each.

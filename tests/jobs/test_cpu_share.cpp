@@ -217,3 +217,38 @@ TEST_CASE("auto engine: where the CPU's requests slow the job down, the GPU alon
   // the CPU would leave it the trials alone (4 of 21).
   CHECK(helps_part * 4 > helps_of);
 }
+
+TEST_CASE("auto engine: a CPU not measured yet takes one request at a time, not a burst on a guessed rate",
+          "[job][auto]") {
+  ::setenv("WARPVOL_AUTO_TRIALS", "off", 1);  // the per-request rule alone
+  // CPU: 40 ms per 4 MiB request, one at a time; GPU: 1 ms, four at once (a cascade's rates, roughly).
+  auto cpu = std::make_shared<Sleeper>(10000, 1, nullptr, nullptr, 1.0);
+  auto gpu = std::make_shared<Sleeper>(250, 4, nullptr, nullptr, 1.0);
+  std::map<ChainId, size_t> crossover;
+  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+  uint64_t cpu_requests = 0, gpu_requests = 0;
+  {
+    AutoEngine eng(cpu, gpu, crossover);
+    std::vector<uint8_t> km(64, 7);
+    auto key = eng.prepare(ChainId::Serpent, km.data());
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+    std::vector<std::thread> callers;
+    for (unsigned t = 0; t < 8; ++t)
+      callers.emplace_back([&] {
+        std::vector<uint8_t> buf(4 * kMiB);
+        while (std::chrono::steady_clock::now() < end)
+          eng.process(*key, Direction::Decrypt, 0, buf.data(), buf.size() / kDataUnitSize);
+      });
+    for (auto& c : callers) c.join();
+    cpu_requests = eng.cpu_bytes() / (4 * kMiB);
+    gpu_requests = eng.gpu_bytes() / (4 * kMiB);
+  }
+  ::unsetenv("WARPVOL_AUTO_TRIALS");
+  INFO("CPU " << cpu_requests << " requests, GPU " << gpu_requests);
+  // Two probes one after the other (the first one's time is not counted), then the CPU is measured far below the
+  // GPU and gets only a rare probe. Without the one-at-a-time rule the early picks queued up to every caller on the
+  // CPU, which ran requests for the whole job.
+  CHECK(cpu_requests >= 1);
+  CHECK(cpu_requests <= 3);
+  CHECK(gpu_requests > 40);
+}
