@@ -42,6 +42,21 @@ size_t default_crossover(ChainId id) {
   return size_t(256) << 10;
 }
 
+// From this request size a chain that the crossover keeps on the CPU may go to the GPU when the GPU agent serves
+// the job (crossover_with_agent): the agent's page-locked copies run near the link's rate from 1 MiB (h100.md).
+constexpr size_t kAgentCrossover = size_t(1) << 20;
+
+// The crossover for a job that the GPU agent serves. The crossover compares engine against engine, and there all
+// cores with VAES beat the GPU behind PCIe at AES; a job is another matter: the CPU engine takes the cores that its
+// readers and writers need, while the agent costs no engine start and shares page-locked buffers, so through it
+// the GPU was the faster engine for a whole export or batch of AES (docs/perf/measurements-2026-11-27.md). Such
+// chains may go to the GPU there, and auto's trials (cpu_share.h) keep the CPU's part only where the job gains.
+std::map<ChainId, size_t> crossover_with_agent(std::map<ChainId, size_t> c) {
+  for (auto& [id, bytes] : c)
+    if (bytes == SIZE_MAX) bytes = kAgentCrossover;
+  return c;
+}
+
 // The GPU agent's socket exists (and commands may use it): worth a connection attempt.
 bool agent_reachable() {
   if (agent::agent_disabled_by_env()) return false;
@@ -144,6 +159,16 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
     return cpu;
   }
   if (opt.choice == EngineChoice::Auto && gpu_never_used(opt.chains)) {
+    // A running agent: no engine to start, and the job may find the GPU the faster engine after all (above).
+    std::string agent_why;
+    if (agent_reachable())
+      if (std::shared_ptr<XtsEngine> r = agent::RemoteEngine::connect(agent::socket_path(), agent_why)) {
+        if (opt.verbose)
+          opt.verbose("engine auto: the GPU agent serves the job, so requests of 1 MiB and more may go to the GPU "
+                      "although the crossover keeps these chains on the CPU; the job tries the GPU alone against "
+                      "the GPU with the CPU and keeps the faster");
+        return std::make_shared<AutoEngine>(cpu, std::move(r), crossover_with_agent(load_crossover()), opt.verbose);
+      }
     if (opt.verbose) {
       std::error_code ec;
       std::string names;
@@ -187,7 +212,11 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
                 "GPU and the CPU is expected to finish them first, from the rates measured during the job; smaller "
                 "ones, and all of them while the GPU engine is starting, to the CPU");
   }
-  return std::make_shared<AutoEngine>(cpu, start.engine, load_crossover(), opt.verbose);
+  std::map<ChainId, size_t> crossover = load_crossover();
+  if (start.engine.wait_for(std::chrono::seconds(0)) == std::future_status::ready &&
+      dynamic_cast<const agent::RemoteEngine*>(start.engine.get().get()))
+    crossover = crossover_with_agent(std::move(crossover));
+  return std::make_shared<AutoEngine>(cpu, start.engine, std::move(crossover), opt.verbose);
 }
 
 std::string crossover_path() {

@@ -34,7 +34,8 @@ struct EngineOptions {
   std::function<void(const std::string&)> verbose;
   // The chains the job runs, when known (empty: not known). When none of them ever goes to the GPU under auto (the
   // crossover: AES on the built-in defaults), auto is the CPU engine and the GPU engine is not created: a job that
-  // runs on the CPU alone does not pay for the GPU's start and for its release at exit. Only a matter of speed:
+  // runs on the CPU alone does not pay for the GPU's start and for its release at exit (where the GPU agent runs,
+  // there is no start to pay for: auto then tries the GPU on such chains too). Only a matter of speed:
   // the CPU engine runs every chain, so a hint that turns out wrong (a resumed re-encryption whose journal names
   // other chains) costs time, never correctness.
   std::vector<ChainId> chains;

@@ -2,6 +2,7 @@
 // runs the same data; xts_vectors.h runs the XTS vector files over them), temporary folders. Includes vectors.h
 // (testvectors/ and hex).
 #pragma once
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -39,6 +40,26 @@ class TempDir {
 
  private:
   std::filesystem::path path_;
+};
+
+// Sets an environment variable (value null: unsets it) for a scope, and puts back what was there.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = std::make_unique<std::string>(old);
+    if (value) ::setenv(name, value, 1);
+    else ::unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
+    else ::unsetenv(name_.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::unique_ptr<std::string> old_;
 };
 
 }  // namespace wvtest

@@ -18,7 +18,9 @@
 
 #include "core/engine/agent/agent_protocol.h"
 #include "core/engine/agent/remote_engine.h"
+#include "core/engine/auto_engine.h"
 #include "core/engine/cpu_engine.h"
+#include "core/engine/engine_factory.h"
 #include "core/util/error.h"
 #include "tests/support/test_support.h"
 #include "tests/support/xts_vectors.h"
@@ -326,4 +328,48 @@ TEST_CASE("gpu agent: one agent per socket, and only in a folder closed to other
   } catch (const Error& e) {
     CHECK(e.kind() == ErrorKind::Usage);
   }
+}
+
+TEST_CASE("gpu agent: auto sends AES, which the crossover keeps on the CPU, to the agent too, and gets the CPU "
+          "engine's result",
+          "[agent][auto]") {
+  AgentProcess agent;
+  wvtest::TempDir cache;  // no calibration: the built-in crossover
+  wvtest::ScopedEnv xdg("XDG_CACHE_HOME", cache.path().c_str());
+  wvtest::ScopedEnv socket("WARPVOL_GPU_AGENT_SOCKET", agent.path().c_str());
+  std::unique_ptr<wvtest::ScopedEnv> off = std::make_unique<wvtest::ScopedEnv>("WARPVOL_GPU_AGENT", "off");
+  EngineOptions opt;
+  opt.choice = EngineChoice::Auto;
+  opt.chains = {ChainId::Aes};
+  REQUIRE(gpu_never_used(opt.chains));  // the built-in crossover keeps AES on the CPU
+  // The agent switched off: the CPU engine alone, as without an agent.
+  CHECK(make_engine(opt)->name() == "cpu");
+  off.reset();
+  off = std::make_unique<wvtest::ScopedEnv>("WARPVOL_GPU_AGENT", nullptr);
+  std::vector<std::string> lines;
+  opt.verbose = [&](const std::string& l) { lines.push_back(l); };
+  std::shared_ptr<XtsEngine> e = make_engine(opt);
+  REQUIRE(e->name() == "auto");
+  auto* a = dynamic_cast<AutoEngine*>(e.get());
+  REQUIRE(a);
+  REQUIRE(!lines.empty());
+  CHECK(lines.front().find("the GPU agent serves the job") != std::string::npos);
+  std::mt19937_64 rng(18);
+  const std::vector<uint8_t> km = random_bytes(rng, 64);
+  auto key = e->prepare(ChainId::Aes, km.data());
+  CpuEngine cpu(1);
+  auto cpu_key = cpu.prepare(ChainId::Aes, km.data());
+  const size_t n = (size_t(4) << 20) / kDataUnitSize;
+  IoBuffer b = e->io_buffer_for(n * kDataUnitSize, *key);
+  for (int i = 0; i < 6; ++i) {  // unmeasured engines tie, and a tie goes to the GPU
+    std::vector<uint8_t> plain = random_bytes(rng, n * kDataUnitSize), want = plain;
+    std::memcpy(b.data(), plain.data(), plain.size());
+    e->process(*key, Direction::Encrypt, 1000 * i, b.data(), n);
+    cpu.process(*cpu_key, Direction::Encrypt, 1000 * i, want.data(), n);
+    REQUIRE(std::memcmp(b.data(), want.data(), want.size()) == 0);
+  }
+  CHECK(a->gpu_bytes() > 0);
+  b = IoBuffer();
+  key.reset();
+  e.reset();
 }
