@@ -43,8 +43,9 @@ size_t default_crossover(ChainId id) {
 }
 
 // From this request size a chain that the crossover keeps on the CPU may go to the GPU when the GPU agent serves
-// the job (crossover_with_agent): the agent's page-locked copies run near the link's rate from 1 MiB (h100.md).
-constexpr size_t kAgentCrossover = size_t(1) << 20;
+// the job (crossover_with_agent): above a mount's largest request (1 MiB, FUSE's limit), whose requests wait on
+// their round trip and reach the agent staged through a copy, and below a job's requests to a GPU (4-16 MiB).
+constexpr size_t kAgentCrossover = size_t(2) << 20;
 
 // The crossover for a job that the GPU agent serves. The crossover compares engine against engine, and there all
 // cores with VAES beat the GPU behind PCIe at AES; a job is another matter: the CPU engine takes the cores that its
@@ -164,7 +165,7 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
     if (agent_reachable())
       if (std::shared_ptr<XtsEngine> r = agent::RemoteEngine::connect(agent::socket_path(), agent_why)) {
         if (opt.verbose)
-          opt.verbose("engine auto: the GPU agent serves the job, so requests of 1 MiB and more may go to the GPU "
+          opt.verbose("engine auto: the GPU agent serves the job, so requests of 2 MiB and more may go to the GPU "
                       "although the crossover keeps these chains on the CPU; the job tries the GPU alone against "
                       "the GPU with the CPU and keeps the faster");
         return std::make_shared<AutoEngine>(cpu, std::move(r), crossover_with_agent(load_crossover()), opt.verbose);
