@@ -50,7 +50,7 @@ constexpr size_t kAgentCrossover = size_t(2) << 20;
 // The crossover for a job that the GPU agent serves. The crossover compares engine against engine, and there all
 // cores with VAES beat the GPU behind PCIe at AES; a job is another matter: the CPU engine takes the cores that its
 // readers and writers need, while the agent costs no engine start and shares page-locked buffers, so through it
-// the GPU was the faster engine for a whole export or batch of AES (docs/perf/measurements-2026-11-27.md). Such
+// the GPU can be the faster engine for a whole job of AES (docs/perf/measurements-2026-11-27-auto-jobs.md). Such
 // chains may go to the GPU there, and auto's trials (cpu_share.h) keep the CPU's part only where the job gains.
 std::map<ChainId, size_t> crossover_with_agent(std::map<ChainId, size_t> c) {
   for (auto& [id, bytes] : c)
