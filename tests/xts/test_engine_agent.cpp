@@ -368,7 +368,14 @@ TEST_CASE("gpu agent: auto sends AES, which the crossover keeps on the CPU, to t
     cpu.process(*cpu_key, Direction::Encrypt, 1000 * i, want.data(), n);
     REQUIRE(std::memcmp(b.data(), want.data(), want.size()) == 0);
   }
-  CHECK(a->gpu_bytes() > 0);
+  const uint64_t to_gpu = a->gpu_bytes();
+  CHECK(to_gpu > 0);
+  // A mount's largest request (1 MiB) stays on the CPU, as without an agent.
+  std::vector<uint8_t> small = random_bytes(rng, size_t(1) << 20), want = small;
+  e->process(*key, Direction::Encrypt, 7, small.data(), small.size() / kDataUnitSize);
+  cpu.process(*cpu_key, Direction::Encrypt, 7, want.data(), want.size() / kDataUnitSize);
+  CHECK(small == want);
+  CHECK(a->gpu_bytes() == to_gpu);
   b = IoBuffer();
   key.reset();
   e.reset();
