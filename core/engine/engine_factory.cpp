@@ -183,11 +183,13 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
   }
   GpuStart start = take_gpu_start();
   const auto asked = std::chrono::steady_clock::now();
+  const agent::RemoteEngine* agent_engine = nullptr;  // the GPU agent serves the job
   if (opt.choice == EngineChoice::Gpu || start.engine.wait_for(kStartGrace) == std::future_status::ready) {
     std::shared_ptr<XtsEngine> gpu = start.engine.get();
+    agent_engine = dynamic_cast<const agent::RemoteEngine*>(gpu.get());
     if (gpu && opt.verbose) {
       char b[160];
-      if (const auto* r = dynamic_cast<const agent::RemoteEngine*>(gpu.get())) {
+      if (const auto* r = agent_engine) {
         std::snprintf(b, sizeof b, "engine %s: the GPU agent (pid %d) serves the job: no engine start here",
                       opt.choice == EngineChoice::Gpu ? "gpu" : "auto", r->agent_pid());
         opt.verbose(b);
@@ -213,11 +215,8 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
                 "GPU and the CPU is expected to finish them first, from the rates measured during the job; smaller "
                 "ones, and all of them while the GPU engine is starting, to the CPU");
   }
-  std::map<ChainId, size_t> crossover = load_crossover();
-  if (start.engine.wait_for(std::chrono::seconds(0)) == std::future_status::ready &&
-      dynamic_cast<const agent::RemoteEngine*>(start.engine.get().get()))
-    crossover = crossover_with_agent(std::move(crossover));
-  return std::make_shared<AutoEngine>(cpu, start.engine, std::move(crossover), opt.verbose);
+  return std::make_shared<AutoEngine>(
+      cpu, start.engine, agent_engine ? crossover_with_agent(load_crossover()) : load_crossover(), opt.verbose);
 }
 
 std::string crossover_path() {

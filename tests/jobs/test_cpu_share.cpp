@@ -15,6 +15,7 @@
 #include "core/engine/auto_engine.h"
 #include "core/engine/cpu_engine.h"
 #include "core/engine/cpu_share.h"
+#include "tests/support/test_support.h"
 
 using namespace warpvol;
 
@@ -220,7 +221,7 @@ TEST_CASE("auto engine: where the CPU's requests slow the job down, the GPU alon
 
 TEST_CASE("auto engine: a CPU not measured yet takes one request at a time, not a burst on a guessed rate",
           "[job][auto]") {
-  ::setenv("WARPVOL_AUTO_TRIALS", "off", 1);  // the per-request rule alone
+  wvtest::ScopedEnv trials("WARPVOL_AUTO_TRIALS", "off");  // the per-request rule alone
   // CPU: 40 ms per 4 MiB request, one at a time; GPU: 1 ms, four at once (a cascade's rates, roughly).
   auto cpu = std::make_shared<Sleeper>(10000, 1, nullptr, nullptr, 1.0);
   auto gpu = std::make_shared<Sleeper>(250, 4, nullptr, nullptr, 1.0);
@@ -243,7 +244,6 @@ TEST_CASE("auto engine: a CPU not measured yet takes one request at a time, not 
     cpu_requests = eng.cpu_bytes() / (4 * kMiB);
     gpu_requests = eng.gpu_bytes() / (4 * kMiB);
   }
-  ::unsetenv("WARPVOL_AUTO_TRIALS");
   INFO("CPU " << cpu_requests << " requests, GPU " << gpu_requests);
   // Two probes one after the other (the first one's time is not counted), then the CPU is measured far below the
   // GPU and gets only a rare probe. Without the one-at-a-time rule the early picks queued up to every caller on the

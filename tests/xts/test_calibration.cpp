@@ -21,21 +21,7 @@ namespace {
 // Points the cache at a fresh folder for one test case.
 struct CacheHome {
   wvtest::TempDir dir;
-  std::string old;
-  bool had = false;
-  CacheHome() {
-    if (const char* o = std::getenv("XDG_CACHE_HOME")) {
-      old = o;
-      had = true;
-    }
-    setenv("XDG_CACHE_HOME", dir.path().c_str(), 1);
-  }
-  ~CacheHome() {
-    if (had)
-      setenv("XDG_CACHE_HOME", old.c_str(), 1);
-    else
-      unsetenv("XDG_CACHE_HOME");
-  }
+  wvtest::ScopedEnv env{"XDG_CACHE_HOME", dir.path().c_str()};
 };
 
 }  // namespace

@@ -337,15 +337,15 @@ TEST_CASE("gpu agent: auto sends AES, which the crossover keeps on the CPU, to t
   wvtest::TempDir cache;  // no calibration: the built-in crossover
   wvtest::ScopedEnv xdg("XDG_CACHE_HOME", cache.path().c_str());
   wvtest::ScopedEnv socket("WARPVOL_GPU_AGENT_SOCKET", agent.path().c_str());
-  std::unique_ptr<wvtest::ScopedEnv> off = std::make_unique<wvtest::ScopedEnv>("WARPVOL_GPU_AGENT", "off");
   EngineOptions opt;
   opt.choice = EngineChoice::Auto;
   opt.chains = {ChainId::Aes};
   REQUIRE(gpu_never_used(opt.chains));  // the built-in crossover keeps AES on the CPU
-  // The agent switched off: the CPU engine alone, as without an agent.
-  CHECK(make_engine(opt)->name() == "cpu");
-  off.reset();
-  off = std::make_unique<wvtest::ScopedEnv>("WARPVOL_GPU_AGENT", nullptr);
+  {  // The agent switched off: the CPU engine alone, as without an agent.
+    wvtest::ScopedEnv off("WARPVOL_GPU_AGENT", "off");
+    CHECK(make_engine(opt)->name() == "cpu");
+  }
+  wvtest::ScopedEnv on("WARPVOL_GPU_AGENT", nullptr);
   std::vector<std::string> lines;
   opt.verbose = [&](const std::string& l) { lines.push_back(l); };
   std::shared_ptr<XtsEngine> e = make_engine(opt);
