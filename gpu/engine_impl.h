@@ -69,6 +69,10 @@ class GpuEngine final : public XtsEngine {
   void process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) override;
   void reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
                  size_t nunits) override;
+  // The checksum entries are hashed in device memory after the cipher kernels; only they come back beside the data
+  // (16 bytes per 512-byte unit).
+  void reencrypt_hashed(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data, size_t nunits,
+                        uint8_t* hashes) override;
   // Page-locked (cudaHostAlloc) buffers, kept in a pool between requests and jobs: the pipeline DMAs from them
   // without a staging copy. Aligned heap memory after a CUDA error or when page-locking fails.
   IoBuffer io_buffer(size_t bytes) override;
@@ -93,6 +97,8 @@ class GpuEngine final : public XtsEngine {
     cudaEvent_t done = nullptr;
     uint8_t* d = nullptr;  // device chunk buffer
     uint8_t* h = nullptr;  // pinned staging buffer
+    uint8_t* d_hash = nullptr;  // device: the chunk's unit hashes (reencrypt_hashed)
+    uint8_t* h_hash = nullptr;  // pinned: the same, brought back
     bool busy = false;
   };
   struct Job {
@@ -102,6 +108,7 @@ class GpuEngine final : public XtsEngine {
     uint64_t unit0;
     uint8_t* data;
     size_t nunits;
+    uint8_t* hashes = nullptr;  // reencrypt_hashed: 16 bytes per unit of the result
   };
   void run(const Job& job);
   void run_cpu(const Job& job, size_t first, size_t n);

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "core/crypto/unit_xxh3.h"
 #include "core/engine/engine_factory.h"
 #include "core/io/file.h"
 #include "core/util/aligned_buffer.h"
@@ -337,10 +338,12 @@ GpuEngine::~GpuEngine() {
     if (s.done) cudaEventDestroy(s.done);
     if (s.stream) cudaStreamDestroy(s.stream);
     if (s.d) cudaFree(s.d);
+    if (s.d_hash) cudaFree(s.d_hash);
     if (s.h) {
       secure_wipe(s.h, chunk_units_ * kDataUnitSize);
       cudaFreeHost(s.h);
     }
+    if (s.h_hash) cudaFreeHost(s.h_hash);
   }
   if (d_tables_) cudaFree(d_tables_);
 }
@@ -407,6 +410,7 @@ void GpuEngine::run_cpu(const Job& j, size_t first, size_t n) {
     c.reencrypt(j.a->cpu_key(c), j.b->cpu_key(c), j.unit0 + first, p, n);
   else
     c.process(j.a->cpu_key(c), j.d, j.unit0 + first, p, n);
+  if (j.hashes) xxh3_128_units(p, n, j.hashes + first * kUnitXxh3Bytes);
   cpu_units_ += n;
 }
 
@@ -421,6 +425,8 @@ void GpuEngine::ensure_buffers() {
       check(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming), "cudaEventCreate");
       check(cudaMalloc(&s.d, bytes), "cudaMalloc (chunk buffer)");
       check(cudaMallocHost(&s.h, bytes), "cudaMallocHost (staging buffer)");
+      check(cudaMalloc(&s.d_hash, chunk_units_ * kUnitXxh3Bytes), "cudaMalloc (unit hashes)");
+      check(cudaMallocHost(&s.h_hash, chunk_units_ * kUnitXxh3Bytes), "cudaMallocHost (unit hashes)");
     }
   } catch (...) {
     for (auto& s : slots) {
@@ -428,6 +434,8 @@ void GpuEngine::ensure_buffers() {
       if (s.stream) cudaStreamDestroy(s.stream);
       if (s.d) cudaFree(s.d);
       if (s.h) cudaFreeHost(s.h);
+      if (s.d_hash) cudaFree(s.d_hash);
+      if (s.h_hash) cudaFreeHost(s.h_hash);
     }
     throw;
   }
@@ -534,9 +542,18 @@ void GpuEngine::reencrypt(const EngineKey& from, const EngineKey& to, uint64_t u
   run(Job{a, b, Direction::Decrypt, unit0, data, nunits});
 }
 
+void GpuEngine::reencrypt_hashed(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
+                                 size_t nunits, uint8_t* hashes) {
+  auto* a = dynamic_cast<const GpuKey*>(&from);
+  auto* b = dynamic_cast<const GpuKey*>(&to);
+  if (!a || !b) throw Error(ErrorKind::Usage, "engine key was prepared by another engine");
+  run(Job{a, b, Direction::Decrypt, unit0, data, nunits, hashes});
+}
+
 // The pipeline. Pieces of at most chunk_units_ go round the slots: (pageable only) parallel copy into the slot's
-// pinned buffer, H2D, kernel, D2H on the slot's stream; then, once the slot's event fired, (pageable only) parallel
-// copy back to the caller's buffer and the slot is free again. The copies run on two crews of host threads (copy in
+// pinned buffer, H2D, kernel, (reencrypt_hashed) the unit-hash kernel, D2H of the data (and the hashes) on the
+// slot's stream; then, once the slot's event fired, (pageable only) parallel copy back to the caller's buffer, the
+// hashes into the caller's array, and the slot is free again. The copies run on two crews of host threads (copy in
 // on the caller's side, copy out on the completer's side). The caller's buffer is written only with results of
 // pieces whose whole GPU pass succeeded; after a CUDA error every piece not yet written back, and the rest of the
 // job, is done by the CPU engine.
@@ -566,6 +583,8 @@ void GpuEngine::run(const Job& j) {
     cudaError_t e = cudaEventSynchronize(f.slot->done);
     if (e == cudaSuccess) {
       if (!pinned) parallel_copy(*copy_out_, j.data + f.first * kDataUnitSize, f.slot->h, f.n * kDataUnitSize);
+      if (j.hashes)
+        std::memcpy(j.hashes + f.first * kUnitXxh3Bytes, f.slot->h_hash, f.n * kUnitXxh3Bytes);
     } else {
       fail(std::string("chunk at unit ") + std::to_string(j.unit0 + f.first) + ": " + cudaGetErrorString(e));
       std::lock_guard<std::mutex> lk(mu);
@@ -633,7 +652,10 @@ void GpuEngine::run(const Job& j) {
     if (!pinned) parallel_copy(*copy_in_, s->h, j.data + next * kDataUnitSize, bytes);
     cudaError_t e = cudaMemcpyAsync(s->d, host, bytes, cudaMemcpyHostToDevice, s->stream);
     if (e == cudaSuccess) e = enqueue_kernels(*j.a, j.b, j.d, j.unit0 + next, s->d, n, s->stream);
+    if (e == cudaSuccess && j.hashes) e = launch_unit_xxh3(s->d, n, s->d_hash, s->stream);  // while in L2
     if (e == cudaSuccess) e = cudaMemcpyAsync(host, s->d, bytes, cudaMemcpyDeviceToHost, s->stream);
+    if (e == cudaSuccess && j.hashes)
+      e = cudaMemcpyAsync(s->h_hash, s->d_hash, n * kUnitXxh3Bytes, cudaMemcpyDeviceToHost, s->stream);
     if (e == cudaSuccess) e = cudaEventRecord(s->done, s->stream);
     if (e != cudaSuccess) {
       const bool injected = e == cudaErrorLaunchFailure && fail_launch_ > 0 && launches_ >= uint64_t(fail_launch_);

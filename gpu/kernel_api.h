@@ -69,4 +69,7 @@ const KernelInfo& process_kernel(ChainId chain, int dir);
 // Decrypt with `from` then encrypt with `to` in one pass; nullptr when this build has no fused kernel for the pair.
 const KernelInfo* reencrypt_kernel(ChainId from, ChainId to);
 
+// Enqueues on `s`: d_hashes[16 i ..] = XXH3-128 of the unit at d_data + 512 i (gpu/xxh3_device.cuh), i < nunits.
+cudaError_t launch_unit_xxh3(const uint8_t* d_data, size_t nunits, uint8_t* d_hashes, cudaStream_t s);
+
 }  // namespace warpvol::gpu

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/crypto/unit_xxh3.h"
 #include "core/util/aligned_buffer.h"
 #include "core/util/parallel.h"
 #include "core/util/secure.h"
@@ -46,6 +47,8 @@ class AutoKey final : public EngineKey {
 };
 
 const AutoKey& auto_key(const EngineKey& k) { return static_cast<const AutoKey&>(k); }
+// The CPU engine's key: a legacy key is the CPU engine's own, the others are AutoKeys.
+const EngineKey& cpu_side(const EngineKey& k) { return k.legacy() ? k : *auto_key(k).cpu_; }
 
 // WARPVOL_AUTO_TRIALS=off: the CPU may always take requests beside the GPU (measurements against the trials).
 bool trials_wanted() {
@@ -302,7 +305,11 @@ void AutoEngine::run_on(Lane lane, const Piece& p) {
   if (lane == kCpu && cpu_->concurrency() == 1) serial.lock();
   if (p.b) {
     const AutoKey& b = auto_key(*p.b);
-    e.reencrypt(ka, lane == kGpu ? b.gpu_key(e) : *b.cpu_, p.unit0, p.data, p.nunits);
+    const EngineKey& kb = lane == kGpu ? b.gpu_key(e) : *b.cpu_;
+    if (p.hashes)
+      e.reencrypt_hashed(ka, kb, p.unit0, p.data, p.nunits, p.hashes);
+    else
+      e.reencrypt(ka, kb, p.unit0, p.data, p.nunits);
   } else {
     e.process(ka, p.d, p.unit0, p.data, p.nunits);
   }
@@ -334,6 +341,7 @@ void AutoEngine::run_split(const Op& op, const Piece& p) {
     q.unit0 = p.unit0 + done;
     q.data = p.data + done * kDataUnitSize;
     q.nunits = std::min(piece_units, p.nunits - done);
+    if (p.hashes) q.hashes = p.hashes + done * kUnitXxh3Bytes;
     run_scheduled(op, q);
   });
 }
@@ -350,11 +358,7 @@ void AutoEngine::process(const EngineKey& key, Direction d, uint64_t unit0, uint
 
 void AutoEngine::reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
                            size_t nunits) {
-  if (from.legacy() || to.legacy()) {  // legacy keys are the CPU engine's own; the others are AutoKeys
-    const EngineKey& f = from.legacy() ? from : *auto_key(from).cpu_;
-    const EngineKey& t = to.legacy() ? to : *auto_key(to).cpu_;
-    return cpu_->reencrypt(f, t, unit0, data, nunits);
-  }
+  if (from.legacy() || to.legacy()) return cpu_->reencrypt(cpu_side(from), cpu_side(to), unit0, data, nunits);
   const AutoKey& a = auto_key(from);
   const AutoKey& b = auto_key(to);
   if (!large(a.chain(), nunits) && !large(b.chain(), nunits)) {
@@ -366,17 +370,27 @@ void AutoEngine::reencrypt(const EngineKey& from, const EngineKey& to, uint64_t 
 
 void AutoEngine::reencrypt_each(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
                                 size_t nunits, const UnitsDone& done) {
-  if (from.legacy() || to.legacy()) {
-    const EngineKey& f = from.legacy() ? from : *auto_key(from).cpu_;
-    const EngineKey& t = to.legacy() ? to : *auto_key(to).cpu_;
-    return cpu_->reencrypt_each(f, t, unit0, data, nunits, done);
-  }
+  if (from.legacy() || to.legacy())
+    return cpu_->reencrypt_each(cpu_side(from), cpu_side(to), unit0, data, nunits, done);
   const AutoKey& a = auto_key(from);
   const AutoKey& b = auto_key(to);
   if (!large(a.chain(), nunits) && !large(b.chain(), nunits))
     return cpu_->reencrypt_each(*a.cpu_, *b.cpu_, unit0, data, nunits, done);
   reencrypt(from, to, unit0, data, nunits);
   if (nunits) done(0, nunits);
+}
+
+void AutoEngine::reencrypt_hashed(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
+                                  size_t nunits, uint8_t* hashes) {
+  if (from.legacy() || to.legacy())
+    return cpu_->reencrypt_hashed(cpu_side(from), cpu_side(to), unit0, data, nunits, hashes);
+  const AutoKey& a = auto_key(from);
+  const AutoKey& b = auto_key(to);
+  if (!large(a.chain(), nunits) && !large(b.chain(), nunits))
+    return cpu_->reencrypt_hashed(*a.cpu_, *b.cpu_, unit0, data, nunits, hashes);
+  Piece p{&from, &to, Direction::Decrypt, unit0, data, nunits};
+  p.hashes = hashes;
+  run_split(Op{int(a.chain()), int(b.chain()), 0}, p);
 }
 
 std::future<void> AutoEngine::submit(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0,

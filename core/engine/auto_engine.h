@@ -58,6 +58,9 @@ class AutoEngine final : public XtsEngine {
   // Requests that stay on the CPU hand their pieces over as the CPU engine does; the others once they are done.
   void reencrypt_each(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data, size_t nunits,
                       const UnitsDone& done) override;
+  // Each piece's hashes come from the engine that re-encrypted it.
+  void reencrypt_hashed(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data, size_t nunits,
+                        uint8_t* hashes) override;
   std::future<void> submit(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0, uint8_t* data,
                            size_t nunits) override;
   // The GPU engine's pinned buffers: requests the CPU takes run on them just as well.
@@ -107,6 +110,7 @@ class AutoEngine final : public XtsEngine {
     uint64_t unit0;
     uint8_t* data;
     size_t nunits;
+    uint8_t* hashes = nullptr;  // reencrypt_hashed's output for these units
   };
   XtsEngine* gpu() const;  // null while starting or when it could not start
   void settle() const;      // the GPU engine is ready (or could not start): pins the buffers handed out meanwhile

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/crypto/unit_xxh3.h"
 #include "core/util/aligned_buffer.h"
 #include "core/util/error.h"
 
@@ -26,6 +27,13 @@ void XtsEngine::reencrypt_each(const EngineKey& from, const EngineKey& to, uint6
                                size_t nunits, const UnitsDone& done) {
   reencrypt(from, to, unit0, data, nunits);
   if (nunits) done(0, nunits);
+}
+
+void XtsEngine::reencrypt_hashed(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
+                                 size_t nunits, uint8_t* hashes) {
+  reencrypt_each(from, to, unit0, data, nunits, [data, hashes](size_t first, size_t end) {
+    xxh3_128_units(data + first * kDataUnitSize, end - first, hashes + first * kUnitXxh3Bytes);
+  });
 }
 
 std::future<void> XtsEngine::submit(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0,

@@ -49,6 +49,13 @@ class XtsEngine {
   using UnitsDone = std::function<void(size_t first, size_t end)>;
   virtual void reencrypt_each(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
                               size_t nunits, const UnitsDone& done);
+  // reencrypt(), and per 512-byte unit of the result its XXH3-128 (core/crypto/unit_xxh3.h) at hashes + 16 i:
+  // re-encryption's checksum entries, computed where the result is. The GPU engine hashes it in device memory and
+  // brings back 16 bytes per unit, so the host does not read the result once more (the hash's own pass over it
+  // costs a job bound by host memory as much as a copy). The default hashes each run reencrypt_each() hands over,
+  // on its thread.
+  virtual void reencrypt_hashed(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
+                                size_t nunits, uint8_t* hashes);
   // Asynchronous form; `data` must stay valid until the future is ready. The default runs process() on a
   // separate thread.
   virtual std::future<void> submit(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0,

@@ -524,9 +524,11 @@ struct Job::Impl {
   }
 
   // Decrypts old / encrypts new, in place, the range bytes [rel, rel + len) (whole units), by volume.
-  // With `done`, each run of finished units [first, end) (unit indices within `data`) is handed to it as the
-  // engine finishes it (XtsEngine::reencrypt_each).
-  void reencrypt_range(uint64_t rel, uint8_t* data, uint64_t len, const XtsEngine::UnitsDone& done = {}) {
+  // With `entries` (checksum mode), unit i's checksum entry goes to entries + 16 i: XXH3-128 entries are computed
+  // by the engine beside the data (XtsEngine::reencrypt_hashed: the GPU hashes in device memory); the SHA-256
+  // entries of journals from before XXH3 as each run of units is finished (XtsEngine::reencrypt_each), on its
+  // thread, while the run is in that core's cache.
+  void reencrypt_range(uint64_t rel, uint8_t* data, uint64_t len, uint8_t* entries = nullptr) {
     uint64_t pos = rel;
     const uint64_t end = rel + len;
     while (pos < end) {
@@ -544,12 +546,16 @@ struct Job::Impl {
       const uint64_t unit0 = j.range_first_unit + pos / kDataUnitSize;
       uint8_t* seg = data + (pos - rel);
       const size_t nunits = size_t((seg_end - pos) / kDataUnitSize);
-      if (done) {
-        const size_t before = size_t((pos - rel) / kDataUnitSize);  // units of `data` before this segment
-        opt.engine->reencrypt_each(*p->old_key, *p->new_key, unit0, seg, nunits,
-                                   [&done, before](size_t first, size_t end) { done(before + first, before + end); });
-      } else {
+      uint8_t* seg_entries = entries ? entries + (pos - rel) / kDataUnitSize * kChecksumEntrySize : nullptr;
+      if (!seg_entries) {
         opt.engine->reencrypt(*p->old_key, *p->new_key, unit0, seg, nunits);
+      } else if (j.unit_hash == UnitHash::Xxh3_128) {
+        opt.engine->reencrypt_hashed(*p->old_key, *p->new_key, unit0, seg, nunits, seg_entries);
+      } else {
+        opt.engine->reencrypt_each(*p->old_key, *p->new_key, unit0, seg, nunits, [&](size_t first, size_t end) {
+          hash_units(j.unit_hash, seg + first * kDataUnitSize, end - first, seg_entries + first * kChecksumEntrySize,
+                     1);
+        });
       }
       pos = seg_end;
     }
@@ -585,7 +591,7 @@ struct Job::Impl {
   struct Zone {
     uint64_t off = 0, len = 0;
     IoBuffer data;              // new ciphertext once prepared (the engine's buffer: see prepare_zone)
-    std::vector<uint8_t> prot;  // checksum entries (journal mode: the old ciphertext goes straight to the journal)
+    IoBuffer prot;  // checksum entries (journal mode: the old ciphertext goes straight to the journal)
     uint64_t prot_size = 0;     // bytes of protection written into the slot
     Digest digest{};            // of the protection
     JournalState sentinel;      // only has_sentinel/sentinel used
@@ -610,7 +616,9 @@ struct Job::Impl {
     const size_t nunits = size_t(z.len / kDataUnitSize);
     const bool journal = j.resilience == Resilience::Journal;
     const uint64_t prot_at = fixed.layout.protection_offset(slot);
-    if (!journal) z.prot.resize(nunits * kChecksumEntrySize);
+    // The entries in the engine's memory too: the GPU agent writes them there directly.
+    if (!journal && z.prot.size() < nunits * kChecksumEntrySize)
+      z.prot = opt.engine->io_buffer_for(nunits * kChecksumEntrySize, *p0.old_key, p0.new_key.get());
     z.prot_size = journal ? z.len : nunits * kChecksumEntrySize;
     PieceDigest digest(journal ? z.len : 0);
     // The zone goes through the job pipeline in pieces: several readers and the engine's callers, so reading,
@@ -622,18 +630,12 @@ struct Job::Impl {
     so.region = z.data.data();
     so.ordered = false;
     ChunkTransform t;
-    // Checksum mode: the entries of each piece of new ciphertext are computed as the engine finishes it, on its
-    // thread, while the piece is still in that core's cache (no pass of their own over the zone).
-    auto hash_entries = [&](uint64_t pos, const uint8_t* buf, size_t first, size_t end) {
-      hash_units(j.unit_hash, buf + first * kDataUnitSize, end - first,
-                 z.prot.data() + (pos / kDataUnitSize + first) * kChecksumEntrySize, 1);
-    };
+    // Checksum mode: the entries of each piece of new ciphertext are computed where the engine re-encrypts it
+    // (reencrypt_range), with no pass of their own over the zone.
     t.fn = [&](uint64_t pos, uint8_t* buf, size_t len) {
       const auto t0 = StageTimes::Clock::now();
-      if (journal)
-        reencrypt_range(off + pos, buf, len);
-      else
-        reencrypt_range(off + pos, buf, len, [&](size_t first, size_t end) { hash_entries(pos, buf, first, end); });
+      reencrypt_range(off + pos, buf, len,
+                      journal ? nullptr : z.prot.data() + pos / kDataUnitSize * kChecksumEntrySize);
       StageTimes::add(times.engine, t0);
     };
     t.slots = opt.engine->concurrency_for(*p0.old_key, p0.new_key.get());

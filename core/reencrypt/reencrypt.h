@@ -37,9 +37,10 @@
 //        writes into the free slot wait until Z_{k-1} returned (before that, the slot P_k writes holds the newest
 //        committed state). So the protection copy overlaps the data writes (a different file, which the file
 //        system does not serialise with the container's). Within P_k, pieces are read, re-encrypted and hashed
-//        in parallel (core/job/stream.h): checksum entries are computed in the engine's pass over each piece
-//        (XtsEngine::reencrypt_each), and each piece's entries go into the slot and into the digest on its own
-//        worker (OrderedDigest), so no pass over the zone is left for one thread after the stream.
+//        in parallel (core/job/stream.h): checksum entries are computed by the engine beside each piece
+//        (XtsEngine::reencrypt_hashed: the GPU engine hashes in device memory, the CPU engine each run in cache
+//        as it finishes it), and each piece's entries go into the slot and into the digest on its own worker
+//        (OrderedDigest), so no pass over the zone is left for one thread after the stream.
 //        Checksum resilience on an engine that takes several callers prepares two zones ahead: P_{k+1} and
 //        P_{k+2} run beside Z_k and W_k, and P_{k+2}'s writes into its slot (the one Z_k commits) wait until
 //        Z_{k+1} returned. A stop or an error releases a P waiting for a commit that will not come.

@@ -5,6 +5,7 @@
 // paths and through auto, give byte-identical output to the CPU engine ([gpu]; a visible skip without a device).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -20,6 +21,7 @@
 
 #include "core/create/fill.h"
 #include "core/crypto/chain.h"
+#include "core/crypto/unit_xxh3.h"
 #include "core/engine/auto_engine.h"
 #include "core/engine/cpu_engine.h"
 #include "core/engine/engine_factory.h"
@@ -560,6 +562,36 @@ TEST_CASE("engine: reencrypt_each hands every unit over once, already re-encrypt
   }
 }
 
+TEST_CASE("engine: reencrypt_hashed gives the re-encrypted data and each unit's XXH3-128, on every engine path",
+          "[job][auto][reencrypt]") {
+  // auto splits a large request into pieces over both engines: each piece's hashes must land at its own units.
+  auto cpu = std::make_shared<CpuEngine>(3);
+  auto other = std::make_shared<CpuEngine>(1);
+  std::map<ChainId, size_t> crossover;
+  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+  auto autoe = std::make_shared<AutoEngine>(cpu, other, crossover);
+  Area a(ChainId::Serpent, (size_t(20) << 20) + 7 * kDataUnitSize);
+  auto to_key = noise_bytes(2 * 32, 9);
+  auto expect = a.plain;
+  const size_t all = a.cipher.size() / kDataUnitSize;
+  XtsChain(ChainId::Twofish, to_key.data()).encrypt(a.first_unit, expect.data(), all);
+  std::vector<uint8_t> expect_hashes(all * kUnitXxh3Bytes);
+  xxh3_128_units(expect.data(), all, expect_hashes.data());
+  for (XtsEngine* e : {static_cast<XtsEngine*>(cpu.get()), static_cast<XtsEngine*>(autoe.get())})
+    for (size_t units : {all, size_t(100)}) {  // on auto, 100 units stay on its CPU engine
+      INFO("engine " << e->name() << ", " << units << " units");
+      auto buf = a.cipher;
+      std::vector<uint8_t> hashes(all * kUnitXxh3Bytes, 0xA5);
+      e->reencrypt_hashed(*e->prepare(a.chain, a.key.data()), *e->prepare(ChainId::Twofish, to_key.data()),
+                          a.first_unit, buf.data(), units, hashes.data());
+      CHECK(std::memcmp(buf.data(), expect.data(), units * kDataUnitSize) == 0);
+      CHECK(std::memcmp(hashes.data(), expect_hashes.data(), units * kUnitXxh3Bytes) == 0);
+      CHECK(std::all_of(hashes.begin() + units * kUnitXxh3Bytes, hashes.end(), [](uint8_t x) { return x == 0xA5; }));
+    }
+  CHECK(autoe->cpu_bytes() > 0);
+  CHECK(autoe->gpu_bytes() > 0);
+}
+
 #ifdef WARPVOL_HAVE_GPU
 TEST_CASE("job paths on the GPU engine's pinned buffers give byte-identical output to the CPU engine", "[gpu][job]") {
   std::string why;
@@ -597,6 +629,15 @@ TEST_CASE("job paths on the GPU engine's pinned buffers give byte-identical outp
       auto expect = a.plain;
       XtsChain(ChainId::Twofish, to_key.data()).encrypt(a.first_unit, expect.data(), expect.size() / kDataUnitSize);
       CHECK(std::memcmp(z.data(), expect.data(), expect.size()) == 0);
+      // The same with the checksum entries hashed where the pieces are re-encrypted.
+      std::memcpy(z.data(), a.cipher.data(), a.cipher.size());
+      const size_t n = a.cipher.size() / kDataUnitSize;
+      std::vector<uint8_t> hashes(n * kUnitXxh3Bytes), want_hashes(n * kUnitXxh3Bytes);
+      e->reencrypt_hashed(*e->prepare(c, a.key.data()), *e->prepare(ChainId::Twofish, to_key.data()),
+                          a.first_unit, z.data(), n, hashes.data());
+      xxh3_128_units(expect.data(), n, want_hashes.data());
+      CHECK(std::memcmp(z.data(), expect.data(), expect.size()) == 0);
+      CHECK(hashes == want_hashes);
     }
   }
   CHECK_FALSE(gpu::engine_status(*gpu).failed);

@@ -1,5 +1,5 @@
 // Checksum entries (core/reencrypt/unit_hash.h) against xxHash's scalar code compiled here (no vector unit), on
-// every instruction-set level the CPU offers: the AVX2 copy of XXH3 (unit_hash_avx2.cpp) must give the same
+// every instruction-set level the CPU offers: the AVX2 copy of XXH3 (core/crypto/unit_xxh3_avx2.cpp) must give the same
 // entries as the portable build, or a journal written on one machine would not resume on another.
 #include <catch2/catch.hpp>
 

@@ -16,6 +16,7 @@
 #include <random>
 #include <thread>
 
+#include "core/crypto/unit_xxh3.h"
 #include "core/engine/agent/agent_protocol.h"
 #include "core/engine/agent/remote_engine.h"
 #include "core/engine/auto_engine.h"
@@ -213,6 +214,45 @@ TEST_CASE("gpu agent: every chain, both directions and re-encryption equal the C
   }
 }
 
+// Re-encryption's checksum entries computed by the agent's engine (reencrypt_hashed): data and hashes in the
+// agent's shared buffers (the job's case), hashes in the caller's memory, both there (staged, over several pieces
+// of the staging buffer), against the CPU engine's data and XXH3-128. On the CPU engine's agent (every machine) and
+// on the GPU engine's where there is a device.
+TEST_CASE("gpu agent: re-encryption with unit hashes equals the CPU engine's data and XXH3-128 entries", "[agent]") {
+  for (bool cpu_agent : {true, false}) {
+    AgentProcess agent(cpu_agent);
+    if (!agent.started()) {
+      WARN("no CUDA device (or no GPU engine in this build): the GPU agent's unit hashes are not tested");
+      continue;
+    }
+    std::shared_ptr<XtsEngine> remote = agent.connect();
+    CpuEngine cpu(0);
+    std::mt19937_64 rng(31);
+    const ChainId from = ChainId::Serpent, to = ChainId::AesTwofishSerpent;
+    const auto ka = random_bytes(rng, 2 * chain_info(from).key_size());
+    const auto kb = random_bytes(rng, 2 * chain_info(to).key_size());
+    auto ra = remote->prepare(from, ka.data()), rb = remote->prepare(to, kb.data());
+    auto ca = cpu.prepare(from, ka.data()), cb = cpu.prepare(to, kb.data());
+    const size_t n = (size_t(20) << 20) / kDataUnitSize + 3;  // more than one 16 MiB staging piece
+    const auto plain = random_bytes(rng, n * kDataUnitSize);
+    std::vector<uint8_t> want = plain, want_hashes(n * kUnitXxh3Bytes);
+    cpu.reencrypt(*ca, *cb, 4242, want.data(), n);
+    xxh3_128_units(want.data(), n, want_hashes.data());
+    for (int where = 0; where < 3; ++where) {  // both shared; data shared, hashes private; both private
+      INFO((cpu_agent ? "CPU" : "GPU") << " engine's agent, case " << where);
+      IoBuffer b = remote->io_buffer(where < 2 ? plain.size() : kDataUnitSize);
+      IoBuffer h = remote->io_buffer(n * kUnitXxh3Bytes);
+      std::vector<uint8_t> data = plain, private_hashes(n * kUnitXxh3Bytes);
+      uint8_t* d = where < 2 ? b.data() : data.data();
+      uint8_t* hs = where == 0 ? h.data() : private_hashes.data();
+      std::memcpy(d, plain.data(), plain.size());
+      remote->reencrypt_hashed(*ra, *rb, 4242, d, n, hs);
+      CHECK(std::memcmp(d, want.data(), want.size()) == 0);
+      CHECK(std::memcmp(hs, want_hashes.data(), want_hashes.size()) == 0);
+    }
+  }
+}
+
 TEST_CASE("gpu agent: a command that dies holding a buffer gets it wiped before the next command reuses it", "[agent]") {
   AgentProcess agent;
   const size_t n = size_t(4) << 20;
@@ -307,6 +347,18 @@ TEST_CASE("gpu agent: requests outside their buffer, unknown ids and another pro
   CHECK(call(q).status == 1 + int(ErrorKind::Usage));
   q.key_a = key.id;
   q.buffer = 999;
+  CHECK(call(q).status == 1 + int(ErrorKind::Usage));
+  // Re-encryption with unit hashes: the hashes' 16 bytes per unit must lie inside their buffer too.
+  q = {};
+  q.op = agent::Op::ReencryptHashed;
+  q.key_a = q.key_b = key.id;
+  q.buffer = q.hash_buffer = buf.id;
+  q.nunits = 4;
+  q.hash_offset = buf.size - 4 * 16 + 1;  // one byte past the end
+  CHECK(call(q).status == 1 + int(ErrorKind::Usage));
+  q.hash_offset = buf.size - 4 * 16;
+  CHECK(call(q).status == 0);
+  q.hash_buffer = 999;
   CHECK(call(q).status == 1 + int(ErrorKind::Usage));
   q = {};
   q.version = agent::kVersion + 1;

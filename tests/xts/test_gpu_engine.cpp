@@ -26,12 +26,14 @@
 #include <vector>
 
 #include "core/crypto/chain.h"
+#include "core/crypto/unit_xxh3.h"
 #include "core/engine/cpu_engine.h"
 #include "core/util/bytes.h"
 #include "gpu/cipher_host.h"
 #include "gpu/copy_crew.h"
 #include "gpu/gpu_engine.h"
 #include "gpu/kernel_api.h"
+#include "gpu/xxh3_device.cuh"
 #include "tests/support/test_support.h"
 
 using namespace warpvol;
@@ -371,6 +373,51 @@ TEST_CASE("GPU engine: a failed launch sends the rest of the job to the CPU, rep
   CHECK(count_of(err, "GPU engine error") == 1);
 }
 
+// Re-encryption's checksum entries hashed on the GPU (reencrypt_hashed) against the CPU engine's data and XXH3: on
+// pageable and page-locked memory, over several chunks, and after a failed launch (the CPU fallback hashes the
+// rest).
+TEST_CASE("GPU engine: re-encryption with unit hashes gives the CPU engine's data and XXH3-128 entries",
+          "[gpu][reencrypt]") {
+  auto shared = shared_gpu();
+  if (!shared) return;
+  std::mt19937_64 rng(21);
+  const size_t n = 3 * 8192 + 11;  // 12 MiB + 11 units: 4 chunks of 4 MiB
+  auto* pinned = static_cast<uint8_t*>(gpu::alloc_pinned(n * 512));
+  REQUIRE(pinned != nullptr);
+  gpu::GpuEngineOptions failing;
+  failing.chunk_bytes = size_t(1) << 20;
+  failing.fail_launch = 4;
+  std::string why;
+  std::shared_ptr<XtsEngine> fails = gpu::make_engine(failing, why);
+  REQUIRE(fails);
+  CpuEngine cpu(2);
+  const std::pair<ChainId, ChainId> pairs[] = {{ChainId::Serpent, ChainId::Aes},
+                                               {ChainId::AesTwofishSerpent, ChainId::KuznyechikSerpentCamellia}};
+  for (auto [from, to] : pairs)
+    for (int mode = 0; mode < 3; ++mode) {  // pageable, page-locked, a launch fails
+      INFO(chain_info(from).name << " -> " << chain_info(to).name << ", mode " << mode);
+      XtsEngine& g = mode == 2 ? *fails : *shared;
+      auto ka = random_key(rng, from), kb = random_key(rng, to);
+      auto ga = g.prepare(from, ka.data()), gb = g.prepare(to, kb.data());
+      auto ca = cpu.prepare(from, ka.data()), cb = cpu.prepare(to, kb.data());
+      auto want = random_bytes(rng, n * 512);
+      std::vector<uint8_t> x = want;
+      uint8_t* data = mode == 1 ? pinned : x.data();
+      if (mode == 1) std::memcpy(pinned, want.data(), n * 512);
+      std::vector<uint8_t> hashes(n * 16, 0xA5), want_hashes(n * 16);
+      StderrCapture cap;
+      g.reencrypt_hashed(*ga, *gb, 1000, data, n, hashes.data());
+      cap.finish();
+      cpu.reencrypt(*ca, *cb, 1000, want.data(), n);
+      xxh3_128_units(want.data(), n, want_hashes.data());
+      CHECK(std::memcmp(data, want.data(), n * 512) == 0);
+      CHECK(hashes == want_hashes);
+    }
+  CHECK(gpu::engine_status(*fails).failed);
+  CHECK(gpu::engine_status(*fails).cpu_units > 0);
+  gpu::free_pinned(pinned);
+}
+
 TEST_CASE("GPU engine: concurrent callers share one engine", "[gpu]") {
   auto g = shared_gpu();
   if (!g) return;
@@ -621,6 +668,23 @@ TEST_CASE("GPU kernels emulated on the host match XtsChain (no device needed)", 
   emu_reenc<ChainId::KuznyechikSerpentCamellia, ChainId::Aes>(rng);
 }
 #pragma GCC pop_options
+
+TEST_CASE("GPU unit hash emulated on the host equals XXH3-128 (no device needed)", "[gpu][emulation]") {
+  std::mt19937_64 rng(77);
+  const size_t n = 257;
+  auto data = random_bytes(rng, n * 512);
+  std::memset(data.data(), 0, 512);              // zeros
+  std::memset(data.data() + 512, 0xFF, 512);     // all ones: every carry of the accumulators
+  constexpr gpu::UnitXxh3Keys keys = gpu::unit_xxh3_keys();
+  std::vector<uint8_t> got(n * 16), want(n * 16);
+  for (size_t i = 0; i < n; ++i) {
+    alignas(8) uint64_t unit[64];
+    std::memcpy(unit, data.data() + i * 512, 512);
+    gpu::unit_xxh3(unit, keys, got.data() + i * 16);
+  }
+  xxh3_128_units(data.data(), n, want.data());
+  CHECK(got == want);
+}
 
 #else  // no CUDA compiler at build time
 

@@ -21,7 +21,7 @@
 namespace warpvol::agent {
 
 constexpr uint32_t kMagic = 0x57564147;  // "WVAG"
-constexpr uint16_t kVersion = 1;
+constexpr uint16_t kVersion = 2;  // 2: ReencryptHashed
 constexpr size_t kMaxKeyMaterial = 2 * 3 * 32;  // 2K bytes of a three-cipher cascade
 
 enum class Op : uint16_t {
@@ -34,6 +34,7 @@ enum class Op : uint16_t {
   Reencrypt,   // key_a -> key_b, unit0, buffer, offset, nunits -> done
   Status,      // -> text (what `gpu-agent status` prints)
   Stop,        // -> pid; the agent ends once its commands have gone
+  ReencryptHashed,  // Reencrypt, and the units' XXH3-128 into hash_buffer at hash_offset -> done
 };
 
 struct Request {
@@ -50,6 +51,8 @@ struct Request {
   uint64_t unit0 = 0;
   uint64_t nunits = 0;
   uint64_t bytes = 0;  // Buffer
+  uint32_t hash_buffer = 0;  // ReencryptHashed: where the 16 bytes per unit go
+  uint64_t hash_offset = 0;
   uint8_t material[kMaxKeyMaterial] = {};
 };
 

@@ -14,6 +14,7 @@
 #include <deque>
 #include <map>
 
+#include "core/crypto/unit_xxh3.h"
 #include "core/engine/agent/agent_protocol.h"
 #include "core/util/error.h"
 #include "core/util/secure.h"
@@ -171,16 +172,24 @@ struct Server::Connection {
     Reply r = reply_to(q);
     std::shared_ptr<const EngineKey> a, b;
     uint8_t* data = nullptr;
+    uint8_t* hashes = nullptr;
+    const bool hashed = q.op == Op::ReencryptHashed;
     {
       std::lock_guard<std::mutex> lk(mu);
       auto ka = keys.find(q.key_a);
       auto kb = keys.find(q.key_b);
       auto bi = bufs.find(q.buffer);
-      const bool reenc = q.op == Op::Reencrypt;
+      auto hi = hashed ? bufs.find(q.hash_buffer) : bufs.end();
+      const bool reenc = q.op == Op::Reencrypt || hashed;
       const uint64_t bytes = q.nunits * kDataUnitSize;
+      // (nunits is bounded first, so that neither product overflows)
+      auto inside = [](const Pool::Buf& buf, uint64_t offset, uint64_t n) {
+        return offset <= buf.size && n <= buf.size - offset;
+      };
       if (ka == keys.end() || (reenc && kb == keys.end()) || bi == bufs.end() || q.nunits == 0 ||
-          q.nunits > (uint64_t(1) << 40) || q.offset > bi->second.buf.size ||
-          bytes > bi->second.buf.size - q.offset || (!reenc && q.direction > 1)) {
+          q.nunits > (uint64_t(1) << 40) || !inside(bi->second.buf, q.offset, bytes) ||
+          (hashed && (hi == bufs.end() || !inside(hi->second.buf, q.hash_offset, q.nunits * kUnitXxh3Bytes))) ||
+          (!reenc && q.direction > 1)) {
         set_error(r, ErrorKind::Usage, "a request names an unknown key or buffer, or lies outside its buffer");
         send(r);
         return;
@@ -189,11 +198,17 @@ struct Server::Connection {
       if (reenc) b = kb->second;
       data = bi->second.buf.p + q.offset;
       ++bi->second.in_use;
+      if (hashed) {
+        hashes = hi->second.buf.p + q.hash_offset;
+        ++hi->second.in_use;
+      }
       ++in_flight;
     }
-    post([this, q, r, a, b, data]() mutable {
+    post([this, q, r, a, b, data, hashes]() mutable {
       try {
-        if (b)
+        if (hashes)
+          server.engine_->reencrypt_hashed(*a, *b, q.unit0, data, size_t(q.nunits), hashes);
+        else if (b)
           server.engine_->reencrypt(*a, *b, q.unit0, data, size_t(q.nunits));
         else
           server.engine_->process(*a, q.direction == 0 ? Direction::Encrypt : Direction::Decrypt, q.unit0, data,
@@ -205,8 +220,10 @@ struct Server::Connection {
       }
       send(r);
       std::lock_guard<std::mutex> lk(mu);
-      auto bi = bufs.find(q.buffer);
-      if (bi != bufs.end()) --bi->second.in_use;
+      for (uint32_t id : {q.buffer, hashes ? q.hash_buffer : 0u}) {
+        auto bi = bufs.find(id);
+        if (id && bi != bufs.end()) --bi->second.in_use;
+      }
       --in_flight;
       cv.notify_all();
     });
@@ -282,6 +299,7 @@ struct Server::Connection {
       }
       case Op::Process:
       case Op::Reencrypt:
+      case Op::ReencryptHashed:
         run_data(q);
         return;
       case Op::Status: {

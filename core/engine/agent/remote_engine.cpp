@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/crypto/unit_xxh3.h"
 #include "core/engine/agent/agent_protocol.h"
 #include "core/util/error.h"
 #include "core/util/secure.h"
@@ -77,6 +78,7 @@ class Link {
   }
   // The agent buffer holding [p, p + n), with p's offset in it.
   bool find_mapping(const uint8_t* p, size_t n, uint32_t& id, uint64_t& offset) {
+    if (!p) return false;
     std::lock_guard<std::mutex> lk(mu_);
     auto it = mappings_.upper_bound(const_cast<uint8_t*>(p));
     if (it == mappings_.begin()) return false;
@@ -290,25 +292,28 @@ void RemoteEngine::reencrypt(const EngineKey& from, const EngineKey& to, uint64_
   run(from, &to, Direction::Encrypt, unit0, data, nunits);
 }
 
+void RemoteEngine::reencrypt_hashed(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
+                                    size_t nunits, uint8_t* hashes) {
+  run(from, &to, Direction::Encrypt, unit0, data, nunits, hashes);
+}
+
 void RemoteEngine::run(const EngineKey& a, const EngineKey* b, Direction d, uint64_t unit0, uint8_t* data,
-                       size_t nunits) {
+                       size_t nunits, uint8_t* hashes) {
   if (nunits == 0) return;
   Request q;
-  q.op = b ? Op::Reencrypt : Op::Process;
+  q.op = hashes ? Op::ReencryptHashed : b ? Op::Reencrypt : Op::Process;
   q.key_a = remote_key(a, link_.get()).id();
   if (b) q.key_b = remote_key(*b, link_.get()).id();
   q.direction = d == Direction::Encrypt ? 0 : 1;
-  uint32_t id;
-  uint64_t offset;
-  if (link_->find_mapping(data, nunits * kDataUnitSize, id, offset)) {
-    q.buffer = id;
-    q.offset = offset;
+  const size_t hash_bytes = hashes ? kUnitXxh3Bytes : 0;  // per unit
+  if (link_->find_mapping(data, nunits * kDataUnitSize, q.buffer, q.offset) &&
+      (!hashes || link_->find_mapping(hashes, nunits * hash_bytes, q.hash_buffer, q.hash_offset))) {
     q.unit0 = unit0;
     q.nunits = nunits;
     link_->call(q);
     return;
   }
-  // Not the agent's memory: through a staging buffer, a piece at a time.
+  // Not the agent's memory: through a staging buffer, a piece at a time (its units, then their hashes).
   Link::Staging s = link_->take_staging([&] {
     Request m;
     m.op = Op::Buffer;
@@ -326,16 +331,19 @@ void RemoteEngine::run(const EngineKey& a, const EngineKey* b, Direction d, uint
       l.put_staging(s);
     }
   } give{*link_, s};
-  const size_t piece = s.size / kDataUnitSize;
+  const size_t piece = s.size / (kDataUnitSize + hash_bytes);
   for (size_t done = 0; done < nunits; done += piece) {
     const size_t n = std::min(piece, nunits - done);
     std::memcpy(s.p, data + done * kDataUnitSize, n * kDataUnitSize);
     q.buffer = s.id;
     q.offset = 0;
+    q.hash_buffer = s.id;
+    q.hash_offset = piece * kDataUnitSize;
     q.unit0 = unit0 + done;
     q.nunits = n;
     link_->call(q);
     std::memcpy(data + done * kDataUnitSize, s.p, n * kDataUnitSize);
+    if (hashes) std::memcpy(hashes + done * hash_bytes, s.p + q.hash_offset, n * hash_bytes);
   }
 }
 

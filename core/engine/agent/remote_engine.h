@@ -28,13 +28,18 @@ class RemoteEngine final : public XtsEngine {
   void process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) override;
   void reencrypt(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data,
                  size_t nunits) override;
+  // The agent's engine hashes the units where it re-encrypts them (the GPU: in device memory).
+  void reencrypt_hashed(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data, size_t nunits,
+                        uint8_t* hashes) override;
   IoBuffer io_buffer(size_t bytes) override;
   unsigned concurrency() const override;
   int agent_pid() const;
 
  private:
   explicit RemoteEngine(std::shared_ptr<Link> link) : link_(std::move(link)) {}
-  void run(const EngineKey& a, const EngineKey* b, Direction d, uint64_t unit0, uint8_t* data, size_t nunits);
+  // hashes: ReencryptHashed's output (b set), or null.
+  void run(const EngineKey& a, const EngineKey* b, Direction d, uint64_t unit0, uint8_t* data, size_t nunits,
+           uint8_t* hashes = nullptr);
   std::shared_ptr<Link> link_;
 };
 
