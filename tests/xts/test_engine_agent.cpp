@@ -362,7 +362,10 @@ TEST_CASE("gpu agent: requests outside their buffer, unknown ids and another pro
   CHECK(call(q).status == 1 + int(ErrorKind::Usage));
   q = {};
   q.version = agent::kVersion + 1;
-  CHECK(call(q).status == 1 + int(ErrorKind::Usage));
+  const agent::Reply other = call(q);  // answered, with what to do (a request keeps its size across versions)
+  CHECK(other.status == 1 + int(ErrorKind::Usage));
+  CHECK(std::string(other.text).find("protocol version mismatch") != std::string::npos);
+  CHECK(other.pid > 0);
   ::close(fd);
 }
 

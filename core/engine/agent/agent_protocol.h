@@ -43,18 +43,24 @@ struct Request {
   Op op = Op::Hello;
   uint64_t tag = 0;  // echoed by the reply
   uint32_t key_a = 0, key_b = 0;
-  uint32_t chain = 0;      // Key: ChainId
+  union {                  // (fields of different operations share the space, so that the message keeps its
+    uint32_t chain = 0;    // size across versions and an agent of another version can say so: Key: ChainId
+    uint32_t hash_buffer;  // ReencryptHashed: the buffer that gets the 16 bytes per unit
+  };
   uint32_t direction = 0;  // Process: 0 encrypt, 1 decrypt
   uint32_t buffer = 0;
   uint32_t material_len = 0;
   uint64_t offset = 0;  // into the buffer
   uint64_t unit0 = 0;
   uint64_t nunits = 0;
-  uint64_t bytes = 0;  // Buffer
-  uint32_t hash_buffer = 0;  // ReencryptHashed: where the 16 bytes per unit go
-  uint64_t hash_offset = 0;
+  union {
+    uint64_t bytes = 0;    // Buffer
+    uint64_t hash_offset;  // ReencryptHashed: where the hashes start in hash_buffer
+  };
   uint8_t material[kMaxKeyMaterial] = {};
 };
+
+static_assert(sizeof(Request) == 264, "a request keeps its size across protocol versions (the unions above)");
 
 struct Reply {
   uint32_t magic = kMagic;

@@ -393,7 +393,11 @@ void Server::serve(int fd) {
   while (recv_message(fd, &q, sizeof q)) {
     if (q.magic != kMagic || q.version != kVersion) {
       Reply r = reply_to(q);
-      set_error(r, ErrorKind::Usage, "protocol version mismatch (agent " + std::to_string(kVersion) + ")");
+      r.pid = int32_t(::getpid());
+      set_error(r, ErrorKind::Usage,
+                "protocol version mismatch (agent pid " + std::to_string(r.pid) + " speaks version " +
+                    std::to_string(kVersion) + ", the command " + std::to_string(q.version) +
+                    "): end that agent and start one with this warpvol");
       c.send(r);
       break;
     }
