@@ -514,25 +514,36 @@ TEST_CASE("auto engine: a CPU far slower than the GPU gets no request beyond rar
   CHECK(eng.cpu_bytes() + eng.gpu_bytes() == (size_t(256) << 20));
 }
 
+namespace {
+// The engine paths of a re-encryption: the CPU engine, and auto over two CPU engines taking requests from 64 KiB (a
+// large request is split into pieces over both); a Serpent area and what re-encrypting it to Twofish gives.
+struct ReencryptPaths {
+  std::shared_ptr<CpuEngine> cpu = std::make_shared<CpuEngine>(3);
+  std::shared_ptr<AutoEngine> autoe;
+  Area a{ChainId::Serpent, (size_t(20) << 20) + 7 * kDataUnitSize};
+  std::vector<uint8_t> to_key = noise_bytes(2 * 32, 9);
+  std::vector<uint8_t> expect = a.plain;
+  const size_t all = a.cipher.size() / kDataUnitSize;
+  ReencryptPaths() {
+    std::map<ChainId, size_t> crossover;
+    for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+    autoe = std::make_shared<AutoEngine>(cpu, std::make_shared<CpuEngine>(1), crossover);
+    XtsChain(ChainId::Twofish, to_key.data()).encrypt(a.first_unit, expect.data(), all);
+  }
+};
+}  // namespace
+
 TEST_CASE("engine: reencrypt_each hands every unit over once, already re-encrypted, on every engine path",
           "[job][auto][reencrypt]") {
   // A re-encryption's checksums are computed from what reencrypt_each hands over: each unit must come exactly once,
   // holding its new ciphertext by then (compared with the oracle at that moment), and the result must equal
   // reencrypt()'s.
-  auto cpu = std::make_shared<CpuEngine>(3);
-  auto other = std::make_shared<CpuEngine>(1);
-  std::map<ChainId, size_t> crossover;
-  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
-  auto autoe = std::make_shared<AutoEngine>(cpu, other, crossover);
-  Area a(ChainId::Serpent, (size_t(20) << 20) + 7 * kDataUnitSize);
-  auto to_key = noise_bytes(2 * 32, 9);
-  auto expect = a.plain;
-  XtsChain(ChainId::Twofish, to_key.data()).encrypt(a.first_unit, expect.data(), expect.size() / kDataUnitSize);
+  ReencryptPaths paths;
+  auto& [cpu, autoe, a, to_key, expect, all] = paths;
   struct Case {
     XtsEngine* e;
     size_t units;  // a small request stays on auto's CPU engine; a large one is split over both
   };
-  const size_t all = a.cipher.size() / kDataUnitSize;
   for (const Case& c : {Case{cpu.get(), all}, Case{cpu.get(), 100}, Case{autoe.get(), all}, Case{autoe.get(), 100}}) {
     INFO("engine " << c.e->name() << ", " << c.units << " units");
     auto from = c.e->prepare(a.chain, a.key.data());
@@ -565,16 +576,8 @@ TEST_CASE("engine: reencrypt_each hands every unit over once, already re-encrypt
 TEST_CASE("engine: reencrypt_hashed gives the re-encrypted data and each unit's XXH3-128, on every engine path",
           "[job][auto][reencrypt]") {
   // auto splits a large request into pieces over both engines: each piece's hashes must land at its own units.
-  auto cpu = std::make_shared<CpuEngine>(3);
-  auto other = std::make_shared<CpuEngine>(1);
-  std::map<ChainId, size_t> crossover;
-  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
-  auto autoe = std::make_shared<AutoEngine>(cpu, other, crossover);
-  Area a(ChainId::Serpent, (size_t(20) << 20) + 7 * kDataUnitSize);
-  auto to_key = noise_bytes(2 * 32, 9);
-  auto expect = a.plain;
-  const size_t all = a.cipher.size() / kDataUnitSize;
-  XtsChain(ChainId::Twofish, to_key.data()).encrypt(a.first_unit, expect.data(), all);
+  ReencryptPaths paths;
+  auto& [cpu, autoe, a, to_key, expect, all] = paths;
   std::vector<uint8_t> expect_hashes(all * kUnitXxh3Bytes);
   xxh3_128_units(expect.data(), all, expect_hashes.data());
   for (XtsEngine* e : {static_cast<XtsEngine*>(cpu.get()), static_cast<XtsEngine*>(autoe.get())})
