@@ -591,7 +591,7 @@ struct Job::Impl {
   struct Zone {
     uint64_t off = 0, len = 0;
     IoBuffer data;              // new ciphertext once prepared (the engine's buffer: see prepare_zone)
-    IoBuffer prot;  // checksum entries (journal mode: the old ciphertext goes straight to the journal)
+    IoBuffer prot;              // checksum entries (journal mode: the old ciphertext goes straight to the journal)
     uint64_t prot_size = 0;     // bytes of protection written into the slot
     Digest digest{};            // of the protection
     JournalState sentinel;      // only has_sentinel/sentinel used
