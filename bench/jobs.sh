@@ -21,8 +21,8 @@
 #   JOBS (default "export_null export_file create import reenc_checksum reenc_journal batch"), STREAMS (floors'
 #   stream counts, default "1 4 N" with N = min(cores, 16)), BATCH_N (8), BATCH_SIZE (1G), READERS and
 #   GPU_READERS (readers of one export on the CPU engine and on the GPU or auto, for its floor; default as the export
-#   path: one per 4 cores, 2..8, and twice that up to 16), ROUNDS (runs per figure, median;
-#   default 1), VERBOSE=1 (what auto did, from --verbose), FLOORS (which floors to measure, default "read write copy
+#   path: one per 4 cores, 2..8, and twice that up to 16), ROUNDS (runs per figure, median, default 1; the engines
+#   of one job and build run in turn, round by round, so that a drifting machine hits them alike), VERBOSE=1 (what auto did, from --verbose), FLOORS (which floors to measure, default "read write copy
 #   rewrite files"; a job whose floor is left out gets no ratio).
 # Output: a table on stdout; rows also in $RESULTS (TSV) when set.
 set -uo pipefail
@@ -156,32 +156,64 @@ timed() {
     echo "FAILED: $*" >&2; sed 's/^/  /' "$err" >&2; echo "FAILED"
   fi
 }
-# row JOB CHAIN ENGINE BUILD BYTES FLOOR_NAME COMMAND...
-row() {
-  local job=$1 chain=$2 engine=$3 b=$4 bytes=$5 fname=$6 wall user sys gbs=() cpus=() r note=""
+# The rows of one job, chain and build: each engine's command is added (add_row), then run_rows runs them in turn,
+# round by round (cpu, gpu, auto, cpu, gpu, auto, ...), so that a machine whose speed drifts between runs (10-20%
+# from one run to the next on the GPU machines) hits every engine alike, and prints each engine's median.
+rows_n=0
+declare -A row_job row_chain row_engine row_build row_bytes row_fname row_clean row_cmd row_gbs row_cpus row_note
+# add_row JOB CHAIN ENGINE BUILD BYTES FLOOR_NAME COMMAND... (clean=FILE: removed before each run, a new output)
+add_row() {
+  local i=$rows_n
+  row_job[$i]=$1 row_chain[$i]=$2 row_engine[$i]=$3 row_build[$i]=$4 row_bytes[$i]=$5 row_fname[$i]=$6
+  row_clean[$i]=${clean:-} row_gbs[$i]="" row_cpus[$i]="" row_note[$i]=""
   shift 6
-  if [ "${engine%+agent}" != "$engine" ]; then  # warm: the agent makes its buffers for this kind of job
-    [ -n "${clean:-}" ] && rm -f "$clean"
-    timed "$@" > /dev/null
-  fi
-  for r in $(seq "$rounds"); do
-    [ -n "${clean:-}" ] && rm -f "$clean"  # each round writes its output anew (a new file, not a replacement)
-    read -r wall user sys < <(timed "$@")
-    if [ "$wall" = FAILED ]; then  # no figure for a job that did not run
-      printf '%-15s %-28s %-10s %-10s FAILED\n' "$job" "$chain" "$engine" "$(basename "$(dirname "$b/x")")"
-      printf '%s\t%s\t%s\t%s\tFAILED\n' "$job" "$chain" "$engine" "$b" >> "$results"
-      return
-    fi
-    gbs+=("$(calc "$bytes / $wall / 1e9")")
-    cpus+=("$(calc "($user + $sys) / ($bytes / 1e9)")")
+  row_cmd[$i]=$(printf '%q ' "$@")
+  rows_n=$((i + 1))
+}
+engine_env() {  # ENGINE BUILD: a row through the agent runs with that build's agent, the others without one
+  if [ "${1%+agent}" != "$1" ]; then agent_use "$2" && export WARPVOL_GPU_AGENT=on; else export WARPVOL_GPU_AGENT=off; fi
+}
+run_rows() {
+  local i wall user sys
+  for ((i = 0; i < rows_n; i++)); do  # warm: the agent makes its buffers for this kind of job
+    [ "${row_engine[$i]%+agent}" != "${row_engine[$i]}" ] || continue
+    engine_env "${row_engine[$i]}" "${row_build[$i]}" || { row_gbs[$i]=FAILED; continue; }
+    [ -n "${row_clean[$i]}" ] && rm -f "${row_clean[$i]}"
+    eval "timed ${row_cmd[$i]}" > /dev/null
   done
-  local g c f
-  g=$(median "${gbs[@]}"); c=$(median "${cpus[@]}"); f=${floor[$fname]:-}
-  if [ -n "${VERBOSE:-}" ] && [ "${engine%+agent}" = auto ]; then note=$(grep -m2 'engine auto,' "$err" | sed 's/ (each request.*//' | tr '\n' ' '); fi
-  local pct=-; [ -n "$f" ] && pct="$(calc "100 * $g / $f")%"  # no floor: FLOORS left it out
-  printf '%-15s %-28s %-10s %-10s %7s GB/s  %5s of %-32s %6s CPU-s/GB %s\n' "$job" "$chain" "$engine" "$(basename "$(dirname "$b/x")")" \
-    "$g" "$pct" "$fname (${f:--})" "$c" "$note"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$chain" "$engine" "$b" "$g" "$f" "$fname" "$c" >> "$results"
+  for _ in $(seq "$rounds"); do
+    for ((i = 0; i < rows_n; i++)); do
+      [ "${row_gbs[$i]}" = FAILED ] && continue
+      engine_env "${row_engine[$i]}" "${row_build[$i]}"
+      [ -n "${row_clean[$i]}" ] && rm -f "${row_clean[$i]}"  # each round writes its output anew
+      read -r wall user sys < <(eval "timed ${row_cmd[$i]}")
+      if [ "$wall" = FAILED ]; then row_gbs[$i]=FAILED; continue; fi  # no figure for a job that did not run
+      row_gbs[$i]+=" $(calc "${row_bytes[$i]} / $wall / 1e9")"
+      row_cpus[$i]+=" $(calc "($user + $sys) / (${row_bytes[$i]} / 1e9)")"
+      if [ -n "${VERBOSE:-}" ] && [ "${row_engine[$i]%+agent}" = auto ]; then
+        row_note[$i]=$(grep -m2 'engine auto,' "$err" | sed 's/ (each request.*//' | tr '\n' ' ')
+      fi
+    done
+  done
+  for ((i = 0; i < rows_n; i++)); do print_row "$i"; done
+  [ -n "${row_clean[0]:-}" ] && rm -f "${row_clean[0]}"
+  rows_n=0
+}
+print_row() {
+  local i=$1 job=${row_job[$1]} chain=${row_chain[$1]} engine=${row_engine[$1]} b=${row_build[$1]} g c f pct=-
+  local name; name=$(basename "$(dirname "$b/x")")
+  if [ "${row_gbs[$i]}" = FAILED ]; then
+    printf '%-15s %-28s %-10s %-10s FAILED\n' "$job" "$chain" "$engine" "$name"
+    printf '%s\t%s\t%s\t%s\tFAILED\n' "$job" "$chain" "$engine" "$b" >> "$results"
+    return
+  fi
+  # shellcheck disable=SC2086  # the rounds' figures, one word each
+  { g=$(median ${row_gbs[$i]}); c=$(median ${row_cpus[$i]}); }
+  f=${floor[${row_fname[$i]}]:-}
+  [ -n "$f" ] && pct="$(calc "100 * $g / $f")%"  # no floor: FLOORS left it out
+  printf '%-15s %-28s %-10s %-10s %7s GB/s  %5s of %-32s %6s CPU-s/GB %s\n' "$job" "$chain" "$engine" "$name" \
+    "$g" "$pct" "${row_fname[$i]} (${f:--})" "$c" "${row_note[$i]}"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$chain" "$engine" "$b" "$g" "$f" "${row_fname[$i]}" "$c" >> "$results"
 }
 vflag=(); [ -n "${VERBOSE:-}" ] && vflag=(--verbose)
 
@@ -201,33 +233,25 @@ for chain in $chains; do
         [ -n "${AGENT:-}" ] && engines="$engines gpu+agent auto+agent"
       fi
       for e in $engines; do
-        if [ "${e%+agent}" != "$e" ]; then
-          if ! agent_use "$b"; then echo "$job $chain $e: the GPU agent did not start" >&2; continue; fi
-          export WARPVOL_GPU_AGENT=on
-        else
-          export WARPVOL_GPU_AGENT=off
-        fi
+        if ! engine_env "$e" "$b"; then echo "$job $chain $e: the GPU agent did not start" >&2; continue; fi
         o=(--engine "${e%+agent}" "${vflag[@]}")
         case $job in
           export_null)
             nr=$readers; [ "$e" = cpu ] || nr=$gpu_readers
-            row "$job" "$chain" "$e" "$b" "$data" "read one file x$nr" \
+            add_row "$job" "$chain" "$e" "$b" "$data" "read one file x$nr" \
               bash -c 'printf "pw\n" | "$0/warpvol" export "$1" - --password-stdin --pim 1 -q --hash sha512 --encryption "$2" "${@:3}" > /dev/null' \
               "$b" "$dir/v.hc" "$chain" "${o[@]}" ;;
           export_file)
-            clean="$dir/out.raw" row "$job" "$chain" "$e" "$b" "$data" "copy into a new file x1" \
-              wv "$b" export "$dir/v.hc" "$dir/out.raw" --hash sha512 --encryption "$chain" "${o[@]}"
-            rm -f "$dir/out.raw" ;;
+            clean="$dir/out.raw" add_row "$job" "$chain" "$e" "$b" "$data" "copy into a new file x1" \
+              wv "$b" export "$dir/v.hc" "$dir/out.raw" --hash sha512 --encryption "$chain" "${o[@]}" ;;
           create)
-            clean="$dir/c.hc" row "$job" "$chain" "$e" "$b" "$data" "write a new file x1" \
-              wv "$b" create "$dir/c.hc" --size "$size_arg" --encryption "$chain" --hash sha512 --force --filesystem none "${o[@]}"
-            rm -f "$dir/c.hc" ;;
+            clean="$dir/c.hc" add_row "$job" "$chain" "$e" "$b" "$data" "write a new file x1" \
+              wv "$b" create "$dir/c.hc" --size "$size_arg" --encryption "$chain" --hash sha512 --force --filesystem none "${o[@]}" ;;
           import)
-            clean="$dir/c.hc" row "$job" "$chain" "$e" "$b" "$data" "copy into a new file x1" \
-              wv "$b" import "$dir/img" "$dir/c.hc" --encryption "$chain" --hash sha512 --force "${o[@]}"
-            rm -f "$dir/c.hc" ;;
+            clean="$dir/c.hc" add_row "$job" "$chain" "$e" "$b" "$data" "copy into a new file x1" \
+              wv "$b" import "$dir/img" "$dir/c.hc" --encryption "$chain" --hash sha512 --force "${o[@]}" ;;
           reenc_checksum|reenc_journal)
-            row "$job" "$chain" "$e" "$b" "$data" "rewrite one file in place x1" \
+            add_row "$job" "$chain" "$e" "$b" "$data" "rewrite one file in place x1" \
               wv "$b" reencrypt "$dir/v.hc" --hash sha512 --encryption "$chain" --no-hidden-volume \
                 --resilience "${job#reenc_}" "${o[@]}" ;;
           batch)
@@ -238,10 +262,11 @@ for chain in $chains; do
               have_batch=1
             fi
             bl=(); for ((k = 0; k < batch_n; k++)); do bl+=("$dir/b$k.hc"); done
-            row "$job" "$chain" "$e" "$b" $((batch_n * bdata)) "$batch_n files rewritten in place" \
+            add_row "$job" "$chain" "$e" "$b" $((batch_n * bdata)) "$batch_n files rewritten in place" \
               wv "$b" reencrypt "${bl[@]}" --hash sha512 --encryption "$chain" --no-hidden-volume --jobs "$batch_n" "${o[@]}" ;;
         esac
       done
+      run_rows
     done
   done
   rm -f "$dir"/b*.hc
