@@ -22,8 +22,9 @@
 #   stream counts, default "1 4 N" with N = min(cores, 16)), BATCH_N (8), BATCH_SIZE (1G), READERS and
 #   GPU_READERS (readers of one export on the CPU engine and on the GPU or auto, for its floor; default as the export
 #   path: one per 4 cores, 2..8, and twice that up to 16), ROUNDS (runs per figure, median, default 1; the engines
-#   of one job and build run in turn, round by round, so that a drifting machine hits them alike), VERBOSE=1 (what auto did, from --verbose), FLOORS (which floors to measure, default "read write copy
-#   rewrite files"; a job whose floor is left out gets no ratio).
+#   of one job and build run in turn, round by round, so that a drifting machine hits them alike), VERBOSE=1 (what
+#   auto did, from --verbose), FLOORS (which floors to measure, default "read write copy rewrite files"; a job whose
+#   floor is left out gets no ratio).
 # Output: a table on stdout; rows also in $RESULTS (TSV) when set.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -195,8 +196,10 @@ run_rows() {
       fi
     done
   done
-  for ((i = 0; i < rows_n; i++)); do print_row "$i"; done
-  [ -n "${row_clean[0]:-}" ] && rm -f "${row_clean[0]}"
+  for ((i = 0; i < rows_n; i++)); do
+    print_row "$i"
+    [ -n "${row_clean[$i]}" ] && rm -f "${row_clean[$i]}"
+  done
   rows_n=0
 }
 print_row() {

@@ -13,7 +13,7 @@
 namespace warpvol {
 
 void xxh3_128_units(const uint8_t* data, size_t nunits, uint8_t* out) {
-  static_assert(kDataUnitSize == 512);
+  static_assert(detail::kUnitBytes == kDataUnitSize && detail::kEntryBytes == kUnitXxh3Bytes);
   if (active_isa() >= IsaLevel::Avx2) return detail::xxh3_128_units_avx2(data, nunits, out);
   for (size_t i = 0; i < nunits; ++i) {
     XXH128_canonical_t c;

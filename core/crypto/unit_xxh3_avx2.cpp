@@ -12,8 +12,8 @@ namespace warpvol::detail {
 void xxh3_128_units_avx2(const uint8_t* data, size_t nunits, uint8_t* out) {
   for (size_t i = 0; i < nunits; ++i) {
     XXH128_canonical_t c;
-    XXH128_canonicalFromHash(&c, XXH3_128bits(data + i * 512, 512));
-    __builtin_memcpy(out + i * 16, c.digest, 16);
+    XXH128_canonicalFromHash(&c, XXH3_128bits(data + i * kUnitBytes, kUnitBytes));
+    __builtin_memcpy(out + i * kEntryBytes, c.digest, kEntryBytes);
   }
 }
 

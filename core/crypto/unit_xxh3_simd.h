@@ -6,6 +6,9 @@
 
 namespace warpvol::detail {
 
+constexpr size_t kUnitBytes = 512;  // kDataUnitSize
+constexpr size_t kEntryBytes = 16;  // kUnitXxh3Bytes
+
 // out[16 i ..] = canonical XXH3-128 of the 512 bytes at data + 512 i, for nunits units.
 void xxh3_128_units_avx2(const uint8_t* data, size_t nunits, uint8_t* out);
 

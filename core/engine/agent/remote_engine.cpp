@@ -337,8 +337,10 @@ void RemoteEngine::run(const EngineKey& a, const EngineKey* b, Direction d, uint
     std::memcpy(s.p, data + done * kDataUnitSize, n * kDataUnitSize);
     q.buffer = s.id;
     q.offset = 0;
-    q.hash_buffer = s.id;
-    q.hash_offset = piece * kDataUnitSize;
+    if (hashes) {
+      q.hash_buffer = s.id;
+      q.hash_offset = piece * kDataUnitSize;
+    }
     q.unit0 = unit0 + done;
     q.nunits = n;
     link_->call(q);
