@@ -62,15 +62,28 @@ bblocks=$((bsize >> 23))
 
 dir=$(mktemp -d "$base/warpvol-jobs.XXXXXX") || exit 1
 export WARPVOL_GPU_AGENT_SOCKET="$dir/agent/gpu-agent.sock"
-agent_bin=
-agent_stop() { [ -n "$agent_bin" ] && "$agent_bin/warpvol" gpu-agent stop > /dev/null 2>&1; agent_bin=; }
+agent_bin= agent_pid=
+agent_stop() { [ -n "$agent_bin" ] && "$agent_bin/warpvol" gpu-agent stop > /dev/null 2>&1; agent_bin= agent_pid=; }
 agent_use() {  # BUILD: the agent of that build runs (started warm: one job through it before timing)
   [ "$agent_bin" = "$1" ] && return
   agent_stop
   mkdir -p "$dir/agent" && chmod 700 "$dir/agent"
   # shellcheck disable=SC2086  # AGENT_ARGS: extra words for `gpu-agent start` (tests: --host-cpu-engine)
-  WARPVOL_GPU_AGENT=off "$1/warpvol" gpu-agent start --idle-exit 0 ${AGENT_ARGS:-} > /dev/null && agent_bin=$1
+  agent_pid=$(WARPVOL_GPU_AGENT=off "$1/warpvol" gpu-agent start --idle-exit 0 ${AGENT_ARGS:-} --json |
+              sed -n 's/.*"pid": *\([0-9][0-9]*\).*/\1/p') && [ -n "$agent_pid" ] && agent_bin=$1
 }
+# The agent's user and system CPU seconds so far (0 0 without one): a job through the agent has its engine's CPU
+# time there, counted with the command's own.
+agent_cpu() {
+  local f
+  if [ -n "${agent_pid:-}" ] && [ "${WARPVOL_GPU_AGENT:-}" = on ] && read -ra f < "/proc/$agent_pid/stat"; then
+    # fields 14 and 15 (utime, stime, in clock ticks) counted after the parenthesised name, which holds no spaces
+    calc "${f[13]} / $hz" && printf ' ' && calc "${f[14]} / $hz"
+  else
+    echo "0 0"
+  fi
+}
+hz=$(getconf CLK_TCK)
 trap 'agent_stop; rm -rf "$dir"' EXIT
 err="$dir/err"
 results=${RESULTS:-$dir/results.tsv}
@@ -151,9 +164,15 @@ gpu_usable() { "$1/warpvol" benchmark --engine gpu --xts-only --size 1M --min-ti
 # wv BIN ARGS...: warpvol with the bench's credentials on stdin
 wv() { local bin=$1; shift; printf 'pw\n' | "$bin/warpvol" "$@" --password-stdin --pim 1 -q; }
 # timed LABEL BYTES COMMAND...: prints "wall user sys" of the command (stdout to /dev/null, stderr to $err)
+# (through the agent, user and sys include the agent's CPU time during the command)
 timed() {
-  local TIMEFORMAT='%R %U %S' t
-  if { time "$@" > /dev/null 2> "$err"; } 2> "$dir/time"; then cat "$dir/time"; else
+  local TIMEFORMAT='%R %U %S' wall user sys au0 as0 au1 as1
+  read -r au0 as0 < <(agent_cpu)
+  if { time "$@" > /dev/null 2> "$err"; } 2> "$dir/time"; then
+    read -r wall user sys < "$dir/time"
+    read -r au1 as1 < <(agent_cpu)
+    echo "$wall $(calc "$user + $au1 - $au0") $(calc "$sys + $as1 - $as0")"
+  else
     echo "FAILED: $*" >&2; sed 's/^/  /' "$err" >&2; echo "FAILED"
   fi
 }

@@ -19,6 +19,8 @@
 #include <cctype>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "core/kdf/blake2s.h"
 #include "core/kdf/streebog.h"
@@ -373,17 +375,46 @@ void pbkdf2_block(PrfId prf, const uint8_t* pw, size_t pw_len, const uint8_t* sa
     throw Error(ErrorKind::Interrupted, "interrupted");
 }
 
+// The output's blocks are independent, and a header key is several of them (a cascade's 192 bytes are 3 SHA-512 or
+// 6 SHA-256 blocks), each as costly as a single cipher's whole key: on cores of their own (and BLAKE2s's lanes)
+// the key takes one block's time instead of 3-6 (creating a volume, changing its password, a re-encryption's new
+// headers). Below kParallelIterations a block costs less than starting a thread.
 void pbkdf2(PrfId prf, const uint8_t* pw, size_t pw_len, const uint8_t* salt, size_t salt_len, uint32_t iterations,
             uint8_t* out, size_t out_len) {
+  constexpr uint32_t kParallelIterations = 1000;
   const size_t d = prf_info(prf).digest_size;
-  SecureBytes block(d);
-  for (uint32_t i = 1; out_len; ++i) {
-    pbkdf2_block(prf, pw, pw_len, salt, salt_len, iterations, i, block.data());
-    const size_t n = std::min(d, out_len);
-    std::memcpy(out, block.data(), n);
-    out += n;
-    out_len -= n;
-  }
+  if (d == 0) throw Error(ErrorKind::Usage, "Argon2id is not a PBKDF2 PRF");
+  const size_t nblocks = (out_len + d - 1) / d;
+  if (nblocks == 0) return;
+  SecureBytes all(nblocks * d);
+  std::vector<Pbkdf2Block> blocks;
+  for (size_t i = 0; i < nblocks; ++i) blocks.push_back({salt, salt_len, uint32_t(i + 1), all.data() + i * d});
+  const size_t lanes = std::max<size_t>(1, pbkdf2_lane_width(prf));
+  const size_t groups = (nblocks + lanes - 1) / lanes;  // one call of pbkdf2_blocks_cancellable each
+  const size_t threads = iterations < kParallelIterations
+                             ? 1
+                             : std::min<size_t>(groups, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<char> done(threads, 0);
+  std::vector<std::exception_ptr> errors(threads);
+  auto run = [&](size_t t) {
+    try {
+      bool ok = true;
+      for (size_t g = t; ok && g < groups; g += threads)
+        ok = pbkdf2_blocks_cancellable(prf, pw, pw_len, &blocks[g * lanes], std::min(lanes, nblocks - g * lanes),
+                                       iterations, nullptr);
+      done[t] = ok;
+    } catch (...) {
+      errors[t] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(run, t);
+  run(0);
+  for (auto& h : helpers) h.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  if (std::find(done.begin(), done.end(), 0) != done.end()) throw Error(ErrorKind::Interrupted, "interrupted");
+  std::memcpy(out, all.data(), out_len);
 }
 
 std::vector<uint8_t> hash_bytes(PrfId prf, const uint8_t* p, size_t n) {

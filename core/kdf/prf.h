@@ -64,7 +64,8 @@ struct Pbkdf2Block {
 bool pbkdf2_blocks_cancellable(PrfId prf, const uint8_t* password, size_t password_len, const Pbkdf2Block* blocks,
                                size_t n, uint32_t iterations, const std::atomic<bool>* cancel);
 size_t pbkdf2_lane_width(PrfId prf);  // 1 = no lanes (one block costs one block)
-// Whole PBKDF2 output of out_len bytes.
+// Whole PBKDF2 output of out_len bytes; from 1000 iterations its blocks run on threads of their own. Throws
+// Error(Interrupted) when the process-wide stop (kdf_stop.h) was requested.
 void pbkdf2(PrfId prf, const uint8_t* password, size_t password_len, const uint8_t* salt, size_t salt_len,
             uint32_t iterations, uint8_t* out, size_t out_len);
 // Argon2id v1.3, lanes = threads = 1, as VeraCrypt calls it. Throws Error(Format) on failure (e.g. memory) and

@@ -8,9 +8,11 @@
 
 #include "core/crypto/cpu_features.h"
 #include "core/format/header.h"
+#include "core/kdf/kdf_stop.h"
 #include "core/kdf/keyfiles.h"
 #include "core/kdf/prf.h"
 #include "core/util/bytes.h"
+#include "core/util/error.h"
 #include "tests/support/test_support.h"
 
 using namespace warpvol;
@@ -25,6 +27,39 @@ TEST_CASE("PBKDF2 vectors, every PRF", "[vectors][pbkdf2]") {
     INFO(v["prf"].get<std::string>() << " it=" << v["iterations"]);
     CHECK(to_hex(out) == v["dk_hex"].get<std::string>());
   }
+}
+
+TEST_CASE("PBKDF2 of several blocks, on threads of their own from 1000 iterations, equals PBKDF2 spelled out over HMAC",
+          "[vectors][pbkdf2]") {
+  // 999 iterations: the blocks one after the other; 1000: each block (each group of BLAKE2s lanes) on a thread.
+  const std::vector<uint8_t> pw{'p', 'a', 's', 's', 'w', 'o', 'r', 'd'}, salt(64, 0xa5);
+  for (PrfId prf : {PrfId::Sha512, PrfId::Sha256, PrfId::Blake2s, PrfId::Whirlpool, PrfId::Streebog, PrfId::Ripemd160,
+                    PrfId::Sha1}) {
+    const size_t d = prf_info(prf).digest_size;
+    for (uint32_t it : {999u, 1000u}) {
+      std::vector<uint8_t> expect;
+      for (uint32_t b = 1; expect.size() < 193; ++b) {
+        const auto block = wvtest::pbkdf2_over_hmac(prf, pw, salt, it, b);
+        expect.insert(expect.end(), block.begin(), block.end());
+      }
+      for (size_t len : {d - 1, d, size_t(192), size_t(193)}) {
+        std::vector<uint8_t> out(len);
+        pbkdf2(prf, pw.data(), pw.size(), salt.data(), salt.size(), it, out.data(), out.size());
+        INFO(prf_info(prf).name << ", " << it << " iterations, " << len << " bytes");
+        CHECK(out == std::vector<uint8_t>(expect.begin(), expect.begin() + ptrdiff_t(len)));
+      }
+    }
+  }
+  // A stop request abandons every block's thread, and the call says so.
+  std::vector<uint8_t> out(192);
+  request_kdf_stop();
+  try {
+    pbkdf2(PrfId::Sha256, pw.data(), pw.size(), salt.data(), salt.size(), 5000, out.data(), out.size());
+    FAIL("the derivation went on after the stop request");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Interrupted);
+  }
+  clear_kdf_stop();
 }
 
 TEST_CASE("Iteration counts and PIM", "[kdf]") {
