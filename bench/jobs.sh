@@ -4,8 +4,8 @@
 # ranges; and N files written / rewritten at once), then every job -- export to stdout (redirected to /dev/null),
 # export to a new file, create (full fill), import, reencrypt in place with checksum and with journal resilience, and
 # a batch reencrypt of BATCH_N containers with --jobs BATCH_N -- with each engine, with the ratio to its floor and the
-# CPU-seconds (user + sys) per GB. GB/s = data bytes / wall time of the whole command / 1e9 (PIM 1, --hash and
-# --encryption given: the KDF costs milliseconds). Re-encryption keeps the chain (fresh master keys): it decrypts and
+# CPU-seconds (user + sys; through the GPU agent, the agent's during the command too) per GB. GB/s = data bytes /
+# wall time of the whole command / 1e9 (PIM 1, --hash and --encryption given: the KDF costs milliseconds). Re-encryption keeps the chain (fresh master keys): it decrypts and
 # encrypts with the same chain.
 #
 # Usage: bench/jobs.sh [BUILD] [DIR] [SIZE] [CHAINS]

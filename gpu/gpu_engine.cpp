@@ -216,12 +216,6 @@ std::unique_ptr<GpuEngine> GpuEngine::create(const GpuEngineOptions& opt, std::s
   try {
     const auto tc = Clock::now();  // cudaSetDevice creates the device's primary context (CUDA 12 and newer)
     check(cudaSetDevice(g->device_), "cudaSetDevice");
-    // How a thread waits for the GPU (WARPVOL_GPU_WAIT, measurement knob): 0 = CUDA's choice (it spins while the
-    // process has fewer contexts than cores), 1 = spin, 2 = yield, 3 = sleep until the GPU's interrupt.
-    static constexpr unsigned kWaitFlags[] = {cudaDeviceScheduleAuto, cudaDeviceScheduleSpin,
-                                              cudaDeviceScheduleYield, cudaDeviceScheduleBlockingSync};
-    const long wait = std::clamp(env_long("WARPVOL_GPU_WAIT", 0), 0L, 3L);
-    check(cudaSetDeviceFlags(kWaitFlags[wait]), "cudaSetDeviceFlags");
     check(cudaFree(nullptr), "CUDA context creation");
     g->context_s_ = since(tc);
     std::vector<uint32_t> t = build_source_tables();
