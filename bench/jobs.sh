@@ -94,7 +94,8 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? 
 echo "machine: $ncores cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo); load $(cut -d' ' -f1-3 /proc/loadavg)"
 command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
 echo "folder: $dir ($(df -T "$dir" | awk 'NR==2 {print $2}')); container $size_arg (data $data bytes); batch $batch_n x $batch_size_arg"
-for b in "${builds[@]}"; do echo "build: $b ($(cd "$b" 2>/dev/null && git -C "$root" log -1 --format=%h 2>/dev/null))"; done
+# (the binary's own date: a build carried to another machine need not match that machine's checkout)
+for b in "${builds[@]}"; do echo "build: $b ($("$b/warpvol" --version 2>/dev/null | head -1), built $(date -u -r "$b/warpvol" '+%F %T UTC' 2>/dev/null))"; done
 
 # ---- test data: a random image of the data area's size (1 GiB of urandom, repeated) ----
 head -c $(( data < (1 << 30) ? data : (1 << 30) )) /dev/urandom > "$dir/rand1g"
