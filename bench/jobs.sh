@@ -5,8 +5,8 @@
 # export to a new file, create (full fill), import, reencrypt in place with checksum and with journal resilience, and
 # a batch reencrypt of BATCH_N containers with --jobs BATCH_N -- with each engine, with the ratio to its floor and the
 # CPU-seconds (user + sys; through the GPU agent, the agent's during the command too) per GB. GB/s = data bytes /
-# wall time of the whole command / 1e9 (PIM 1, --hash and --encryption given: the KDF costs milliseconds). Re-encryption keeps the chain (fresh master keys): it decrypts and
-# encrypts with the same chain.
+# wall time of the whole command / 1e9 (PIM 1, --hash and --encryption given: the KDF costs milliseconds).
+# Re-encryption keeps the chain (fresh master keys): it decrypts and encrypts with the same chain.
 #
 # Usage: bench/jobs.sh [BUILD] [DIR] [SIZE] [CHAINS]
 #   BUILD   folder with the warpvol binary (default build/); several joined by ':' run every job with each binary in

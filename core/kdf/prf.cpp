@@ -19,6 +19,7 @@
 #include <cctype>
 #include <cstring>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -408,8 +409,15 @@ void pbkdf2(PrfId prf, const uint8_t* pw, size_t pw_len, const uint8_t* salt, si
     }
   };
   std::vector<std::thread> helpers;
-  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(run, t);
-  run(0);
+  std::vector<size_t> here{0};  // this thread's share, and any a thread could not be started for
+  for (size_t t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back(run, t);
+    } catch (const std::system_error&) {
+      here.push_back(t);
+    }
+  }
+  for (size_t t : here) run(t);
   for (auto& h : helpers) h.join();
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
