@@ -259,7 +259,8 @@ class Search {
         done = true;
       }
     };
-    const unsigned n = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), unsigned(tasks.size())));
+    const unsigned cores = opt_.kdf_threads ? opt_.kdf_threads : std::thread::hardware_concurrency();
+    const unsigned n = std::max(1u, std::min<unsigned>(cores, unsigned(tasks.size())));
     std::vector<std::thread> threads;
     for (unsigned k = 1; k < n; ++k) threads.emplace_back(worker);
     worker();

@@ -46,6 +46,11 @@ struct OpenOptions {
   // --system --header-file: read the system header from this file instead of the volume's sector 62 (see
   // system_header_location in core/format/system_layout.h for the files it can be).
   std::string system_header_file;
+  // Threads the header search may use (0: one per core). It derives every candidate location's keys at once (the
+  // hidden slot's and the backups' beside the normal header's) on cores that would otherwise wait; a batch that
+  // opens several volumes at once gives each its share instead, so that no open's speculative work takes the cores
+  // another open's own header needs.
+  unsigned kdf_threads = 0;
   // Notes for the user ("primary header damaged: opened with the embedded backup header").
   std::function<void(const std::string&)> notice;
   // FOR TESTS AND FUZZING ONLY; no command or GUI path sets it. Nonzero: every PBKDF2 candidate is derived with

@@ -49,13 +49,22 @@ std::vector<ItemResult> run_batch(const std::vector<VolumeRequest>& requests, co
       throw Error(ErrorKind::Usage, requests[i].path + " is listed more than once");
   }
 
-  // Pre-flight for every container; nothing is written here.
+  // Pre-flight for every container; nothing is written here. The containers opened at once share the cores: each
+  // open's search gets its part of them (OpenOptions::kdf_threads). With the default PIM the key derivations are
+  // most of a batch of small containers.
+  const unsigned at_once = std::max(1u, std::min<unsigned>(opt.jobs, unsigned(requests.size())));
+  const unsigned share = std::max(1u, std::thread::hardware_concurrency() / at_once);
   std::vector<std::unique_ptr<Job>> jobs(requests.size());
   for_each_parallel(requests.size(), opt.jobs, [&](size_t i) {
     ItemResult& r = results[i];
     try {
       if (opt.job.cancel()) throw Error(ErrorKind::Interrupted, "interrupted before it started");
-      jobs[i] = Job::prepare(requests[i], opt.job);
+      VolumeRequest req = requests[i];
+      if (at_once > 1) {
+        if (!req.open.kdf_threads) req.open.kdf_threads = share;
+        if (req.hidden && !req.hidden->kdf_threads) req.hidden->kdf_threads = share;
+      }
+      jobs[i] = Job::prepare(req, opt.job);
       r.description = jobs[i]->describe();
       r.resumed = jobs[i]->resuming();
       r.total_bytes = jobs[i]->total_bytes();

@@ -190,3 +190,29 @@ TEST_CASE("restore-headers: crash points at every write and sync leave old or re
     }
   }
 }
+
+TEST_CASE("a search of one thread (a batch's share of the cores) opens the normal, the hidden and the backup header",
+          "[create][backup][hidden]") {
+  TempDir dir;
+  const std::string v = dir.file("one.hc");
+  create_volume(normal_options(v, 1 << 20, "outer-pw", ChainId::AesTwofishSerpent, PrfId::Sha512, true));
+  CreateOptions ho = normal_options(v, 262144, "hidden-pw", ChainId::SerpentTwofishAes, PrfId::Sha256, true);
+  ho.type = CreateType::Hidden;
+  create_volume(ho);
+  const OpenedHeader outer0 = open_volume(v, open_opts("outer-pw"));
+  const OpenedHeader hidden0 = open_volume(v, open_opts("hidden-pw"));
+  auto one = [](const std::string& pw) {
+    OpenOptions o = open_opts(pw);
+    o.kdf_threads = 1;
+    return o;
+  };
+  CHECK(same_keys(open_volume(v, one("outer-pw")), outer0));
+  const OpenedHeader hidden1 = open_volume(v, one("hidden-pw"));
+  CHECK(hidden1.slot == SlotKind::Hidden);
+  CHECK(same_keys(hidden1, hidden0));
+  CHECK(!opens(v, one("wrong-pw")));
+  overwrite(v, 0, pattern(512, 9));  // the normal volume's primary header
+  const OpenedHeader outer1 = open_volume(v, one("outer-pw"));
+  CHECK(outer1.from_backup);
+  CHECK(same_keys(outer1, outer0));
+}
