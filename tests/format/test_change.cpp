@@ -159,10 +159,7 @@ TEST_CASE("change: hidden volume header (outer untouched), and a damaged primary
           "[create][change]") {
   TempDir dir;
   const std::string p = dir.file("oh.hc");
-  create_volume(normal_options(p, 1 << 20, "outer-pw", ChainId::Aes, PrfId::Sha512, true));
-  CreateOptions ho = normal_options(p, 262144, "hidden-pw", ChainId::Serpent, PrfId::Sha256, true);
-  ho.type = CreateType::Hidden;
-  create_volume(ho);
+  create_outer_and_hidden(p, ChainId::Aes, PrfId::Sha512, ChainId::Serpent, PrfId::Sha256);
   const auto outer0 = open_volume(p, open_opts("outer-pw"));
   ChangeResult r = change_credentials(p, change_opts("hidden-pw", "hidden-new"));
   CHECK(r.old_header.slot == SlotKind::Hidden);

@@ -94,10 +94,7 @@ TEST_CASE("backup with the hidden volume's credentials holds both headers, resto
           "[create][backup][hidden]") {
   TempDir dir;
   const std::string v = dir.file("oh.hc"), bk = dir.file("oh.hdr");
-  create_volume(normal_options(v, 1 << 20, "outer-pw", ChainId::Aes, PrfId::Sha512, true));
-  CreateOptions ho = normal_options(v, 262144, "hidden-pw", ChainId::Twofish, PrfId::Blake2s, true);
-  ho.type = CreateType::Hidden;
-  create_volume(ho);
+  create_outer_and_hidden(v, ChainId::Aes, PrfId::Sha512, ChainId::Twofish, PrfId::Blake2s);
   const OpenedHeader outer0 = open_volume(v, open_opts("outer-pw"));
   const OpenedHeader hidden0 = open_volume(v, open_opts("hidden-pw"));
   auto r = run_warpvol({"backup-headers", v, bk, "--pim", "1", "--password-stdin", "--hidden-password-stdin",
@@ -195,10 +192,7 @@ TEST_CASE("a search of one thread (a batch's share of the cores) opens the norma
           "[create][backup][hidden]") {
   TempDir dir;
   const std::string v = dir.file("one.hc");
-  create_volume(normal_options(v, 1 << 20, "outer-pw", ChainId::AesTwofishSerpent, PrfId::Sha512, true));
-  CreateOptions ho = normal_options(v, 262144, "hidden-pw", ChainId::SerpentTwofishAes, PrfId::Sha256, true);
-  ho.type = CreateType::Hidden;
-  create_volume(ho);
+  create_outer_and_hidden(v, ChainId::AesTwofishSerpent, PrfId::Sha512, ChainId::SerpentTwofishAes, PrfId::Sha256);
   const OpenedHeader outer0 = open_volume(v, open_opts("outer-pw"));
   const OpenedHeader hidden0 = open_volume(v, open_opts("hidden-pw"));
   auto one = [](const std::string& pw) {

@@ -115,6 +115,14 @@ CreateOptions normal_options(const std::string& path, uint64_t size, const std::
   return o;
 }
 
+void create_outer_and_hidden(const std::string& path, ChainId outer_chain, PrfId outer_prf, ChainId hidden_chain,
+                             PrfId hidden_prf) {
+  create_volume(normal_options(path, 1 << 20, "outer-pw", outer_chain, outer_prf, true));
+  CreateOptions ho = normal_options(path, 262144, "hidden-pw", hidden_chain, hidden_prf, true);
+  ho.type = CreateType::Hidden;
+  create_volume(ho);
+}
+
 OpenedHeader open_volume(const std::string& path, const OpenOptions& opt) {
   auto f = open_file(path, OpenMode::ReadOnly);
   return open_header(*f, opt);

@@ -30,6 +30,10 @@ warpvol::CreateOptions normal_options(const std::string& path, uint64_t size, co
                                       warpvol::ChainId chain = warpvol::ChainId::Aes,
                                       warpvol::PrfId prf = warpvol::PrfId::Sha512, bool quick = false);
 
+// A quick 1 MiB normal volume ("outer-pw") holding a quick 256 KiB hidden volume ("hidden-pw"), PIM 1.
+void create_outer_and_hidden(const std::string& path, warpvol::ChainId outer_chain, warpvol::PrfId outer_prf,
+                             warpvol::ChainId hidden_chain, warpvol::PrfId hidden_prf);
+
 // Opens the volume (read-only) and returns its header; throws like open_header.
 warpvol::OpenedHeader open_volume(const std::string& path, const warpvol::OpenOptions& opt);
 // The whole decrypted data area.
