@@ -19,7 +19,6 @@
 #include <cctype>
 #include <cstring>
 #include <string>
-#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -28,6 +27,7 @@
 #include "core/kdf/whirlpool.h"
 #include "core/util/bytes.h"
 #include "core/util/error.h"
+#include "core/util/parallel.h"
 #include "core/util/secure.h"
 
 namespace warpvol {
@@ -396,31 +396,13 @@ void pbkdf2(PrfId prf, const uint8_t* pw, size_t pw_len, const uint8_t* salt, si
                              ? 1
                              : std::min<size_t>(groups, std::max(1u, std::thread::hardware_concurrency()));
   std::vector<char> done(threads, 0);
-  std::vector<std::exception_ptr> errors(threads);
-  auto run = [&](size_t t) {
-    try {
-      bool ok = true;
-      for (size_t g = t; ok && g < groups; g += threads)
-        ok = pbkdf2_blocks_cancellable(prf, pw, pw_len, &blocks[g * lanes], std::min(lanes, nblocks - g * lanes),
-                                       iterations, nullptr);
-      done[t] = ok;
-    } catch (...) {
-      errors[t] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> helpers;
-  std::vector<size_t> here{0};  // this thread's share, and any a thread could not be started for
-  for (size_t t = 1; t < threads; ++t) {
-    try {
-      helpers.emplace_back(run, t);
-    } catch (const std::system_error&) {
-      here.push_back(t);
-    }
-  }
-  for (size_t t : here) run(t);
-  for (auto& h : helpers) h.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  run_parts(unsigned(threads), [&](unsigned t) {
+    bool ok = true;
+    for (size_t g = t; ok && g < groups; g += threads)
+      ok = pbkdf2_blocks_cancellable(prf, pw, pw_len, &blocks[g * lanes], std::min(lanes, nblocks - g * lanes),
+                                     iterations, nullptr);
+    done[t] = ok;
+  });
   if (std::find(done.begin(), done.end(), 0) != done.end()) throw Error(ErrorKind::Interrupted, "interrupted");
   std::memcpy(out, all.data(), out_len);
 }
