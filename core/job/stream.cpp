@@ -41,6 +41,23 @@ size_t chunk_override() {
   return kb << 10;
 }
 
+// WARPVOL_STREAM_SPARE / WARPVOL_STREAM_IN_FLIGHT: spare workers beside the readers of an engine that takes several
+// callers, and chunks of an ordered ring, instead of the defaults (tuning runs). -1 when unset.
+long tuning_count(const char* name) {
+  const char* e = std::getenv(name);
+  const long n = e ? std::strtol(e, nullptr, 10) : -1;
+  return n >= 0 && n <= 1024 ? n : -1;
+}
+
+// Chunks of an ordered ring. With the CPU engine, twice the workers: room for each worker's chunk and as many
+// finished out of order. With an engine of several callers (the GPU's pipeline, whose spare workers hold its
+// requests), each worker's chunk and one more per engine caller: a larger ring no longer stays in the last-level
+// cache between the read into a buffer and the GPU's DMA from it and back, so every byte crosses host memory once
+// more each way, and an export bound by host memory slows down (docs/perf/measurements-2026-11-28-session19.md).
+size_t default_in_flight(unsigned workers, unsigned spare) {
+  return std::max<size_t>(4, spare ? size_t(workers) + spare : 2 * size_t(workers));
+}
+
 // A stage that takes at most N threads at once; Hold takes a place for its scope (none: no limit).
 using Slots = std::counting_semaphore<1024>;
 struct Hold {
@@ -110,7 +127,9 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
   // while the cores sit idle: that worker's read slot goes to a spare worker meanwhile, so `nreaders` reads stay
   // under way. With one caller (the CPU engine spreads each request over every core) reading beside it would only
   // compete for the cores.
-  const unsigned spare = engine_slots > 1 ? engine_slots : 0;
+  static const long spare_override = tuning_count("WARPVOL_STREAM_SPARE");
+  static const long in_flight_override = tuning_count("WARPVOL_STREAM_IN_FLIGHT");
+  const unsigned spare = engine_slots <= 1 ? 0 : spare_override >= 0 ? unsigned(spare_override) : engine_slots;
   const unsigned nworkers = unsigned(std::min<uint64_t>(nreaders + spare, nchunks));
   Slots read_slots(std::min<ptrdiff_t>(nreaders, Slots::max()));
   Slots sink_slots(std::min<ptrdiff_t>(opt.sink_threads, Slots::max()));
@@ -119,7 +138,10 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
   const bool region = opt.region != nullptr;
   const size_t nslots = region       ? size_t(nchunks)
                         : opt.ordered ? size_t(std::min<uint64_t>(
-                                            opt.in_flight ? opt.in_flight : std::max<size_t>(4, 2 * nworkers), nchunks))
+                                            in_flight_override > 0 ? size_t(in_flight_override)
+                                            : opt.in_flight        ? opt.in_flight
+                                                                   : default_in_flight(nworkers, spare),
+                                            nchunks))
                                       : nworkers;
   const size_t bufsize = size_t(std::min<uint64_t>(chunk, length));
   StageTimes times;
@@ -178,7 +200,7 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
         uint8_t* buf = chunk_buf(k, w);
         auto t = Clock::now();
         {
-          const Hold reading(spare ? &read_slots : nullptr);
+          const Hold reading(nworkers > nreaders ? &read_slots : nullptr);
           StageTimes::add(times.read_wait, t);
           t = Clock::now();
           source(pos, buf, len);

@@ -250,6 +250,37 @@ TEST_CASE("job stream: with a multi-caller engine, spare workers keep `workers` 
   CHECK(engine.most <= int(slots));
 }
 
+TEST_CASE("job stream: an ordered ring holds twice the workers' chunks, or with a multi-caller engine each worker's "
+          "and one per engine caller",
+          "[job]") {
+  // The ring's buffers come from the transform's buffer call (the engine's io_buffer), one per chunk of the ring.
+  // With a GPU-like engine the smaller ring stays in the last-level cache between the read and the DMA.
+  const size_t chunk = 4096, len = 64 * chunk;
+  for (unsigned slots : {1u, 2u, 4u}) {
+    INFO(slots << " engine callers");
+    std::atomic<unsigned> buffers{0};
+    ChunkTransform t;
+    t.slots = slots;
+    t.fn = [](uint64_t, uint8_t* buf, size_t n) {
+      for (size_t i = 0; i < n; ++i) buf[i] ^= 0x5A;
+    };
+    t.buffer = [&](size_t n) {
+      ++buffers;
+      return IoBuffer::aligned(n);
+    };
+    StreamOptions so;
+    so.chunk_bytes = chunk;
+    so.workers = 3;  // readers; an engine of several callers gets as many spare workers
+    std::vector<uint8_t> out(len);
+    stream_area(
+        len, [&](uint64_t pos, uint8_t* buf, size_t n) { std::memset(buf, int(pos / chunk), n); }, t,
+        [&](uint64_t pos, const uint8_t* buf, size_t n) { std::memcpy(out.data() + pos, buf, n); }, so);
+    for (size_t k = 0; k < len / chunk; ++k) CHECK(out[k * chunk + 7] == uint8_t(k ^ 0x5A));
+    const unsigned workers = slots > 1 ? 3 + slots : 3;
+    CHECK(buffers == (slots > 1 ? workers + slots : 2 * workers));
+  }
+}
+
 TEST_CASE("files: a regular file takes one writer at a time, the fill writes it so", "[job]") {
   wvtest::TempDir dir;
   auto f = open_file(dir.file("w"), OpenMode::CreateNew);
