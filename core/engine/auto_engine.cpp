@@ -56,6 +56,12 @@ bool trials_wanted() {
   return !(e && std::strcmp(e, "off") == 0);
 }
 
+// WARPVOL_AUTO_PROBE=whole: a probe of the CPU takes the whole request (measurements against the slices).
+bool probe_slices_wanted() {
+  const char* e = std::getenv("WARPVOL_AUTO_PROBE");
+  return !(e && std::strcmp(e, "whole") == 0);
+}
+
 std::string gbps(double bytes_per_s) {
   char b[32];
   std::snprintf(b, sizeof b, "%.2f GB/s", bytes_per_s / 1e9);
@@ -89,7 +95,7 @@ struct AutoEngine::LatePins {
 AutoEngine::AutoEngine(std::shared_ptr<XtsEngine> cpu, std::shared_future<std::shared_ptr<XtsEngine>> starting,
                        std::map<ChainId, size_t> crossover, std::function<void(const std::string&)> summary)
     : cpu_(std::move(cpu)), gpu_future_(std::move(starting)), crossover_(std::move(crossover)),
-      summary_(std::move(summary)), trials_(trials_wanted()) {
+      summary_(std::move(summary)), trials_(trials_wanted()), probe_slices_(probe_slices_wanted()) {
   late_ = std::make_shared<LatePins>();
   if (gpu_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     settle();
@@ -178,8 +184,10 @@ AutoEngine::~AutoEngine() {
     for (int l : {kGpu, kCpu}) {
       const LaneStats& s = st.lane[l];
       line += std::string(" ") + names[l] + " " + std::to_string(s.bytes >> 20) + " MiB in " +
-              std::to_string(s.requests) + " requests" + (s.rate > 0 ? " at " + gbps(s.rate) : "") +
-              (l == kGpu ? ";" : "");
+              std::to_string(s.requests) + " requests" +
+              (s.probes ? " (" + std::to_string(s.probes) + " of them slices beside the GPU's rest, to measure it)"
+                        : "") +
+              (s.rate > 0 ? " at " + gbps(s.rate) : "") + (l == kGpu ? ";" : "");
     }
     line += " (each request went to the engine expected to finish it first, from the rates measured in this job)";
     summary_(line);
@@ -230,8 +238,9 @@ double AutoEngine::now() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
 }
 
-AutoEngine::Lane AutoEngine::pick(const Op& op, size_t bytes) {
+AutoEngine::Plan AutoEngine::pick(const Op& op, size_t nunits) {
   const bool have_gpu = gpu() != nullptr;  // before mu_: gpu() takes it to settle a GPU that just became ready
+  const size_t bytes = nunits * kDataUnitSize;
   std::lock_guard<std::mutex> lk(mu_);
   OpStats& st = stats_[op];
   const double t = now();
@@ -240,7 +249,7 @@ AutoEngine::Lane AutoEngine::pick(const Op& op, size_t bytes) {
     LaneStats& s = st.lane[kCpu];
     s.busy_until = std::max(t, s.busy_until) + double(bytes) / (s.rate > 0 ? s.rate : 1e9);
     if (s.active++ == 0) s.busy_start = t;
-    return kCpu;
+    return Plan{kCpu, nunits};
   }
   double rate[2];
   for (int l = 0; l < 2; ++l) rate[l] = st.lane[l].rate;
@@ -254,25 +263,49 @@ AutoEngine::Lane AutoEngine::pick(const Op& op, size_t bytes) {
   // (a job bound by memory or I/O gets slower, whatever the CPU's rate). Ties go to the GPU likewise.
   // And only where it runs at a good fraction of the GPU's rate: a GPU queue is long in bursts (a batch's zones
   // arrive together) even where the GPU is not what bounds the job, and a slow CPU request then holds up its zone.
+  const bool cpu_measured = st.lane[kCpu].rate > 0;
   const bool cpu_worth = rate[kCpu] * kCpuMargin * kCpuMargin >= rate[kGpu];
   Lane lane = cpu_worth && (finish[kCpu] - t) * kCpuMargin < finish[kGpu] - t ? kCpu : kGpu;
   const Lane other = lane == kGpu ? kCpu : kGpu;
   // Measure the other engine again now and then; a CPU measured far below the GPU (not worth a request) rarely:
-  // each probe holds up its job (an ordered sink waits for it), and such a gap does not close during a job.
-  const unsigned probe_every =
-      other == kCpu && st.lane[kCpu].rate > 0 && !cpu_worth ? kProbeEvery * kRareProbe : kProbeEvery;
-  if (st.lane[other].passed_over >= probe_every && st.lane[other].active == 0) lane = other;
+  // such a gap does not close during a job.
+  const unsigned probe_every = other == kCpu && cpu_measured && !cpu_worth ? kProbeEvery * kRareProbe : kProbeEvery;
+  bool probe = false;
+  if (st.lane[other].passed_over >= probe_every && st.lane[other].active == 0) {
+    lane = other;
+    probe = lane == kCpu;
+  }
   // Until the CPU's rate is measured, it takes no more requests than it runs at once: a guessed rate (the GPU's)
   // would queue a burst of requests on it, each holding up its caller (an ordered sink, a batch's zone) for as
   // long as the CPU takes, when a cascade runs there at a tenth of the GPU's rate.
-  if (lane == kCpu && st.lane[kCpu].rate <= 0 && unsigned(st.lane[kCpu].active) >= cpu_->concurrency()) lane = kGpu;
+  if (lane == kCpu && !cpu_measured && unsigned(st.lane[kCpu].active) >= cpu_->concurrency()) lane = kGpu;
   if (trials_ && !share_.cpu_allowed()) lane = kGpu;  // a period of the GPU alone: no request, no probe
-  st.lane[lane].passed_over = 0;
-  ++st.lane[lane == kGpu ? kCpu : kGpu].passed_over;
-  LaneStats& s = st.lane[lane];
-  s.busy_until = finish[lane];
-  if (s.active++ == 0) s.busy_start = t;
-  return lane;
+  probe = lane == kCpu && (probe || !cpu_measured || !cpu_worth);
+  // A probe (a CPU of unknown rate, or one measured too slow to be worth a request) takes a slice of the request,
+  // the GPU the rest at the same time: the request is done about when the GPU alone would have done it, where a
+  // whole request on a CPU at a tenth of the GPU's rate held up its caller (an ordered sink, a batch's zone) and
+  // every core the job's readers and writers need. The slice is the CPU's share at the rates known (a quarter
+  // while unmeasured), from an eighth to a half: large enough that its rate is the CPU's, not a thread start's.
+  size_t cpu_units = lane == kCpu ? nunits : 0;
+  if (probe && probe_slices_ && nunits >= 2 * kMinProbeUnits) {
+    const double share = cpu_measured ? rate[kCpu] / (rate[kCpu] + rate[kGpu]) : 0.25;
+    cpu_units = size_t(double(nunits) * std::clamp(share, 0.125, 0.5));
+    cpu_units = std::clamp<size_t>(cpu_units & ~size_t(7), kMinProbeUnits, nunits - kMinProbeUnits);
+  }
+  const size_t gpu_units = nunits - cpu_units;
+  for (Lane l : {kCpu, kGpu}) {
+    const size_t n = l == kCpu ? cpu_units : gpu_units;
+    LaneStats& s = st.lane[l];
+    if (n == 0) {
+      ++s.passed_over;
+      continue;
+    }
+    s.passed_over = 0;
+    s.busy_until = std::max(t, s.busy_until) + double(n * kDataUnitSize) / rate[l];
+    if (s.active++ == 0) s.busy_start = t;
+  }
+  if (cpu_units && gpu_units) ++st.lane[kCpu].probes;
+  return Plan{lane, cpu_units};
 }
 
 void AutoEngine::finished(const Op& op, Lane lane, size_t bytes) {
@@ -316,16 +349,30 @@ void AutoEngine::run_on(Lane lane, const Piece& p) {
 }
 
 void AutoEngine::run_scheduled(const Op& op, const Piece& p) {
-  const size_t bytes = p.nunits * kDataUnitSize;
-  const Lane lane = pick(op, bytes);
-  struct Done {  // the lane's books are closed whatever happens
-    AutoEngine* e;
-    const Op& op;
-    Lane lane;
-    size_t bytes;
-    ~Done() { e->finished(op, lane, bytes); }
-  } done{this, op, lane, bytes};
-  run_on(lane, p);
+  const Plan plan = pick(op, p.nunits);
+  // Each lane's books are closed whatever happens.
+  auto run_part = [&](Lane lane, const Piece& part) {
+    struct Done {
+      AutoEngine* e;
+      const Op& op;
+      Lane lane;
+      size_t bytes;
+      ~Done() { e->finished(op, lane, bytes); }
+    } done{this, op, lane, part.nunits * kDataUnitSize};
+    run_on(lane, part);
+  };
+  if (plan.cpu_units == 0 || plan.cpu_units == p.nunits) {
+    run_part(plan.cpu_units ? kCpu : kGpu, p);
+    return;
+  }
+  // A probe: the GPU's part from the caller's thread at once, the CPU's slice (the head) on a thread of its own.
+  Piece head = p, tail = p;
+  head.nunits = plan.cpu_units;
+  tail.unit0 += plan.cpu_units;
+  tail.data += plan.cpu_units * kDataUnitSize;
+  tail.nunits -= plan.cpu_units;
+  if (p.hashes) tail.hashes += plan.cpu_units * kUnitXxh3Bytes;
+  run_parts(2, [&](unsigned i) { i == 0 ? run_part(kGpu, tail) : run_part(kCpu, head); });
 }
 
 void AutoEngine::run_split(const Op& op, const Piece& p) {

@@ -10,7 +10,10 @@
 // bottleneck and the CPU reaches a good fraction of its rate.
 // Each engine's first request is not counted in its rate (one-time set-up: the GPU loads its kernels), and an
 // engine passed over for kProbeEvery requests gets the next one, so that a rate measured once too low is
-// measured again (a CPU below a quarter of the GPU's rate only every kProbeEvery x kRareProbe requests).
+// measured again (a CPU below a quarter of the GPU's rate only every kProbeEvery x kRareProbe requests). Such a
+// probe of the CPU, and its requests while its rate is unknown, take a slice of the request while the GPU does the
+// rest at the same time: a whole request on the CPU held up its caller (an ordered sink) by several times the
+// GPU's time for it (WARPVOL_AUTO_PROBE=whole: the whole request, for measurements).
 // With the GPU ready, the CPU's part is also tried against the job as a whole (cpu_share.h): periods in which it may
 // take requests alternate with periods of the GPU alone, and the one in which the job finished more bytes per second
 // is kept (WARPVOL_AUTO_TRIALS=off: no trials, the CPU may always take requests; for measurements).
@@ -86,6 +89,7 @@ class AutoEngine final : public XtsEngine {
   static constexpr unsigned kRareProbe = 32;  // x kProbeEvery for a CPU measured far below the GPU
   static constexpr double kCpuMargin = 2.0;  // the CPU must be this much sooner than the GPU to take a request
   static constexpr unsigned kStartingGpuCallers = 4;      // concurrency() while the GPU starts
+  static constexpr size_t kMinProbeUnits = 512;            // a probe's slice and the GPU's rest: 256 KiB at least
 
  private:
   enum Lane { kCpu = 0, kGpu = 1 };
@@ -99,6 +103,7 @@ class AutoEngine final : public XtsEngine {
     uint64_t rate_bytes = 0;      // bytes counted in the rate
     uint64_t bytes = 0, requests = 0;
     unsigned passed_over = 0;     // requests the other engine got since this one got one
+    uint64_t probes = 0;          // the CPU's: slices of a request beside the GPU's rest
   };
   struct OpStats {
     LaneStats lane[2];
@@ -117,7 +122,11 @@ class AutoEngine final : public XtsEngine {
   bool large(ChainId c, size_t nunits) const;
   bool cpu_only(const EngineKey& k) const;  // none of the key's requests can go to the GPU
   double now() const;
-  Lane pick(const Op& op, size_t bytes);
+  struct Plan {
+    Lane lane;         // the engine chosen
+    size_t cpu_units;  // units from the start of the request for the CPU: 0, all, or a probe's slice
+  };
+  Plan pick(const Op& op, size_t nunits);
   void finished(const Op& op, Lane lane, size_t bytes);
   void run_on(Lane lane, const Piece& p);
   void run_scheduled(const Op& op, const Piece& p);  // one piece on the engine pick() chooses
@@ -137,6 +146,7 @@ class AutoEngine final : public XtsEngine {
   mutable std::mutex mu_;
   std::map<Op, OpStats> stats_;
   const bool trials_;  // the CPU's part is tried against the GPU alone (cpu_share.h)
+  const bool probe_slices_;  // a probe of the CPU takes a slice of its request (WARPVOL_AUTO_PROBE=whole: all)
   CpuShare share_;     // (under mu_)
   std::mutex cpu_run_mu_;  // the CPU engine's scheduled requests run one at a time (see concurrency())
 };

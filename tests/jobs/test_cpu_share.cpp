@@ -127,6 +127,9 @@ struct Sleeper : CpuEngine {
         by_(contended_by), contention_(contention) {}
   unsigned concurrency() const override { return callers_; }
   void process(const EngineKey&, Direction, uint64_t, uint8_t*, size_t n) override {
+    ++calls;
+    for (size_t m = largest.load(); n > m && !largest.compare_exchange_weak(m, n);) {
+    }
     slots_.acquire();
     if (running_) ++*running_;
     const double mib = double(n * kDataUnitSize) / double(kMiB);
@@ -146,6 +149,8 @@ struct Sleeper : CpuEngine {
   std::atomic<int>* running_;
   const std::atomic<int>* by_;
   double contention_;
+  std::atomic<uint64_t> calls{0};
+  std::atomic<size_t> largest{0};  // units of the largest request it got
 };
 
 // `callers` threads send 4 MiB requests through auto for `seconds`; returns the CPU's share of the bytes and the
@@ -227,7 +232,7 @@ TEST_CASE("auto engine: a CPU not measured yet takes one request at a time, not 
   auto gpu = std::make_shared<Sleeper>(250, 4, nullptr, nullptr, 1.0);
   std::map<ChainId, size_t> crossover;
   for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
-  uint64_t cpu_requests = 0, gpu_requests = 0;
+  uint64_t cpu_requests = 0, gpu_requests = 0, cpu_units = 0, cpu_largest = 0;
   {
     AutoEngine eng(cpu, gpu, crossover);
     std::vector<uint8_t> km(64, 7);
@@ -241,14 +246,19 @@ TEST_CASE("auto engine: a CPU not measured yet takes one request at a time, not 
           eng.process(*key, Direction::Decrypt, 0, buf.data(), buf.size() / kDataUnitSize);
       });
     for (auto& c : callers) c.join();
-    cpu_requests = eng.cpu_bytes() / (4 * kMiB);
+    cpu_requests = cpu->calls;
+    cpu_largest = cpu->largest;
+    cpu_units = eng.cpu_bytes() / kDataUnitSize;
     gpu_requests = eng.gpu_bytes() / (4 * kMiB);
   }
-  INFO("CPU " << cpu_requests << " requests, GPU " << gpu_requests);
+  INFO("CPU " << cpu_requests << " requests of up to " << cpu_largest << " units, GPU " << gpu_requests);
   // Two probes one after the other (the first one's time is not counted), then the CPU is measured far below the
   // GPU and gets only a rare probe. Without the one-at-a-time rule the early picks queued up to every caller on the
-  // CPU, which ran requests for the whole job.
+  // CPU, which ran requests for the whole job. Each probe is a slice of its request (a quarter while the CPU's rate
+  // is unknown, an eighth once it is measured this slow), the GPU doing the rest at the same time.
   CHECK(cpu_requests >= 1);
   CHECK(cpu_requests <= 3);
+  CHECK(cpu_largest <= 4 * kMiB / kDataUnitSize / 4);
+  CHECK(cpu_units > 0);
   CHECK(gpu_requests > 40);
 }

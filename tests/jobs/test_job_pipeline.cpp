@@ -545,6 +545,93 @@ TEST_CASE("auto engine: a CPU far slower than the GPU gets no request beyond rar
   CHECK(eng.cpu_bytes() + eng.gpu_bytes() == (size_t(256) << 20));
 }
 
+TEST_CASE("auto engine: a probe of a slow CPU is a slice of its request beside the GPU's rest, and the output equals "
+          "the oracle",
+          "[job][auto]") {
+  // The "CPU" is a CPU engine slowed to 0.05 GB/s that records the requests it got, the "GPU" a plain one. Its
+  // probes (its first requests, then the rare ones) each take a slice of a request, at the head; the GPU does the
+  // rest at the same time. Export's read path and re-encryption with unit hashes, each against its oracle.
+  struct Slow : CpuEngine {
+    Slow() : CpuEngine(1) {}
+    void process(const EngineKey& k, Direction d, uint64_t unit0, uint8_t* data, size_t n) override {
+      note(n);
+      CpuEngine::process(k, d, unit0, data, n);
+    }
+    void reencrypt_hashed(const EngineKey& a, const EngineKey& b, uint64_t unit0, uint8_t* data, size_t n,
+                          uint8_t* hashes) override {
+      note(n);
+      CpuEngine::reencrypt_hashed(a, b, unit0, data, n, hashes);
+    }
+    void note(size_t n) {
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        sizes.push_back(n);
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(10 * n));  // 20 ms per MiB
+    }
+    std::mutex mu;
+    std::vector<size_t> sizes;
+  };
+  struct Gpu : CpuEngine {  // takes four callers at once, as the GPU engine does: its queue builds up
+    Gpu() : CpuEngine(2) {}
+    unsigned concurrency() const override { return 4; }
+  };
+  wvtest::TempDir dir;
+  std::map<ChainId, size_t> crossover;
+  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+  const size_t chunk = size_t(1) << 20, chunk_units = chunk / kDataUnitSize;
+  {
+    auto slow = std::make_shared<Slow>();
+    AutoEngine eng(slow, std::make_shared<Gpu>(), crossover);
+    Area a(ChainId::Serpent, size_t(40) << 20);
+    CHECK(stream_decrypt(eng, a, dir.file("c"), true, 3, chunk) == a.plain);
+    REQUIRE(!slow->sizes.empty());
+    CHECK(eng.cpu_bytes() > 0);
+    CHECK(eng.gpu_bytes() + eng.cpu_bytes() == a.plain.size());
+    for (size_t n : slow->sizes) {
+      CHECK(n >= AutoEngine::kMinProbeUnits);
+      CHECK(n <= chunk_units / 2);
+    }
+  }
+  {
+    auto slow = std::make_shared<Slow>();
+    AutoEngine eng(slow, std::make_shared<Gpu>(), crossover);
+    Area a(ChainId::Serpent, (size_t(12) << 20) + 3 * kDataUnitSize);
+    auto to_key = noise_bytes(2 * 32, 9);
+    auto expect = a.plain;
+    const size_t all = a.cipher.size() / kDataUnitSize;
+    XtsChain(ChainId::Twofish, to_key.data()).encrypt(a.first_unit, expect.data(), all);
+    std::vector<uint8_t> expect_hashes(all * kUnitXxh3Bytes);
+    xxh3_128_units(expect.data(), all, expect_hashes.data());
+    auto from = eng.prepare(a.chain, a.key.data());
+    auto to = eng.prepare(ChainId::Twofish, to_key.data());
+    auto buf = a.cipher;
+    std::vector<uint8_t> hashes(all * kUnitXxh3Bytes, 0xA5);
+    // Requests of one chunk (the last one short: it stays on the CPU), from four callers at once, as a batch's
+    // zones arrive.
+    std::atomic<size_t> next{0};
+    auto caller = [&] {
+      for (size_t u; (u = next.fetch_add(chunk_units)) < all;) {
+        const size_t n = std::min(chunk_units, all - u);
+        eng.reencrypt_hashed(*from, *to, a.first_unit + u, buf.data() + u * kDataUnitSize, n,
+                             hashes.data() + u * kUnitXxh3Bytes);
+      }
+    };
+    std::vector<std::thread> others;
+    for (int t = 0; t < 3; ++t) others.emplace_back(caller);
+    caller();
+    for (auto& t : others) t.join();
+    CHECK(buf == expect);
+    CHECK(hashes == expect_hashes);
+    size_t slices = 0;
+    for (size_t n : slow->sizes) {
+      CHECK(n <= chunk_units / 2);
+      slices += n >= AutoEngine::kMinProbeUnits;
+    }
+    CHECK(slices >= 1);
+  }
+}
+
 namespace {
 // The engine paths of a re-encryption: the CPU engine, and auto over two CPU engines taking requests from 64 KiB (a
 // large request is split into pieces over both); a Serpent area and what re-encrypting it to Twofish gives.
