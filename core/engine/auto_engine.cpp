@@ -185,7 +185,8 @@ AutoEngine::~AutoEngine() {
       const LaneStats& s = st.lane[l];
       line += std::string(" ") + names[l] + " " + std::to_string(s.bytes >> 20) + " MiB in " +
               std::to_string(s.requests) + " requests" +
-              (s.probes ? " (" + std::to_string(s.probes) + " of them slices beside the GPU's rest, to measure it)"
+              (s.probes ? " (" + std::to_string(s.probes) + " of them slices beside the GPU's rest, to measure it" +
+                              (s.slice_rate > 0 ? ", at " + gbps(s.slice_rate) : "") + ")"
                         : "") +
               (s.rate > 0 ? " at " + gbps(s.rate) : "") + (l == kGpu ? ";" : "");
     }
@@ -251,8 +252,18 @@ AutoEngine::Plan AutoEngine::pick(const Op& op, size_t nunits) {
     if (s.active++ == 0) s.busy_start = t;
     return Plan{kCpu, nunits};
   }
-  double rate[2];
-  for (int l = 0; l < 2; ++l) rate[l] = st.lane[l].rate;
+  // What is known of the CPU's rate on whole requests. Its latest measurement may come from a probe's slice: a
+  // lower bound, since a call's fixed costs (waking a thread on every core, which the job's own threads keep busy)
+  // weigh on fewer bytes. A CPU that would not be worth a request even at kSliceBias times that counts as measured
+  // at that rate; otherwise its next request is a whole one, which measures it as the rule below needs.
+  const LaneStats& c = st.lane[kCpu];
+  bool cpu_known = c.rate > 0;
+  double cpu_rate = c.rate;
+  if (c.last_slice) {
+    cpu_rate = c.slice_rate * kSliceBias;
+    cpu_known = st.lane[kGpu].rate > 0 && cpu_rate * kCpuMargin * kCpuMargin < st.lane[kGpu].rate;
+  }
+  double rate[2] = {cpu_known ? cpu_rate : 0, st.lane[kGpu].rate};
   if (rate[kCpu] <= 0 && rate[kGpu] <= 0) rate[kCpu] = rate[kGpu] = 1e9;
   else if (rate[kCpu] <= 0) rate[kCpu] = rate[kGpu];
   else if (rate[kGpu] <= 0) rate[kGpu] = rate[kCpu];
@@ -263,32 +274,28 @@ AutoEngine::Plan AutoEngine::pick(const Op& op, size_t nunits) {
   // (a job bound by memory or I/O gets slower, whatever the CPU's rate). Ties go to the GPU likewise.
   // And only where it runs at a good fraction of the GPU's rate: a GPU queue is long in bursts (a batch's zones
   // arrive together) even where the GPU is not what bounds the job, and a slow CPU request then holds up its zone.
-  const bool cpu_measured = st.lane[kCpu].rate > 0;
   const bool cpu_worth = rate[kCpu] * kCpuMargin * kCpuMargin >= rate[kGpu];
   Lane lane = cpu_worth && (finish[kCpu] - t) * kCpuMargin < finish[kGpu] - t ? kCpu : kGpu;
   const Lane other = lane == kGpu ? kCpu : kGpu;
   // Measure the other engine again now and then; a CPU measured far below the GPU (not worth a request) rarely:
   // such a gap does not close during a job.
-  const unsigned probe_every = other == kCpu && cpu_measured && !cpu_worth ? kProbeEvery * kRareProbe : kProbeEvery;
-  bool probe = false;
-  if (st.lane[other].passed_over >= probe_every && st.lane[other].active == 0) {
-    lane = other;
-    probe = lane == kCpu;
-  }
+  const unsigned probe_every = other == kCpu && cpu_known && !cpu_worth ? kProbeEvery * kRareProbe : kProbeEvery;
+  if (st.lane[other].passed_over >= probe_every && st.lane[other].active == 0) lane = other;
   // Until the CPU's rate is measured, it takes no more requests than it runs at once: a guessed rate (the GPU's)
   // would queue a burst of requests on it, each holding up its caller (an ordered sink, a batch's zone) for as
   // long as the CPU takes, when a cascade runs there at a tenth of the GPU's rate.
-  if (lane == kCpu && !cpu_measured && unsigned(st.lane[kCpu].active) >= cpu_->concurrency()) lane = kGpu;
+  if (lane == kCpu && !cpu_known && unsigned(c.active) >= cpu_->concurrency()) lane = kGpu;
   if (trials_ && !share_.cpu_allowed()) lane = kGpu;  // a period of the GPU alone: no request, no probe
-  probe = lane == kCpu && (probe || !cpu_measured || !cpu_worth);
-  // A probe (a CPU of unknown rate, or one measured too slow to be worth a request) takes a slice of the request,
-  // the GPU the rest at the same time: the request is done about when the GPU alone would have done it, where a
-  // whole request on a CPU at a tenth of the GPU's rate held up its caller (an ordered sink, a batch's zone) and
-  // every core the job's readers and writers need. The slice is the CPU's share at the rates known (a quarter
-  // while unmeasured), from an eighth to a half: large enough that its rate is the CPU's, not a thread start's.
+  // A probe of a CPU measured too slow to be worth a request, and its first requests (nothing measured yet), take a
+  // slice of the request, the GPU the rest at the same time: the request is done about when the GPU alone would
+  // have done it, where a whole request on a CPU at a tenth of the GPU's rate held up its caller (an ordered sink,
+  // a batch's zone) and every core the job's readers and writers need. The slice is the CPU's share at the rates
+  // known (a quarter while unmeasured), from an eighth to a half.
+  const bool slice = lane == kCpu && probe_slices_ && nunits >= 2 * kMinProbeUnits &&
+                     ((cpu_known && !cpu_worth) || (!cpu_known && c.slice_rate <= 0));
   size_t cpu_units = lane == kCpu ? nunits : 0;
-  if (probe && probe_slices_ && nunits >= 2 * kMinProbeUnits) {
-    const double share = cpu_measured ? rate[kCpu] / (rate[kCpu] + rate[kGpu]) : 0.25;
+  if (slice) {
+    const double share = cpu_known ? rate[kCpu] / (rate[kCpu] + rate[kGpu]) : 0.25;
     cpu_units = size_t(double(nunits) * std::clamp(share, 0.125, 0.5));
     cpu_units = std::clamp<size_t>(cpu_units & ~size_t(7), kMinProbeUnits, nunits - kMinProbeUnits);
   }
@@ -308,7 +315,7 @@ AutoEngine::Plan AutoEngine::pick(const Op& op, size_t nunits) {
   return Plan{lane, cpu_units};
 }
 
-void AutoEngine::finished(const Op& op, Lane lane, size_t bytes) {
+void AutoEngine::finished(const Op& op, Lane lane, size_t bytes, double slice_seconds) {
   std::lock_guard<std::mutex> lk(mu_);
   LaneStats& s = stats_[op].lane[lane];
   const double t = now();
@@ -324,6 +331,14 @@ void AutoEngine::finished(const Op& op, Lane lane, size_t bytes) {
     s.busy_seconds = 0;
     return;
   }
+  if (slice_seconds >= 0) {  // a probe's slice: its rate apart (see pick())
+    s.slice_bytes += bytes;
+    s.slice_seconds += slice_seconds;
+    if (s.slice_seconds > 0) s.slice_rate = double(s.slice_bytes) / s.slice_seconds;
+    s.last_slice = true;
+    return;
+  }
+  s.last_slice = false;
   s.rate_bytes += bytes;
   const double busy = s.busy_seconds + (t - s.busy_start);
   if (s.active == 0) s.busy_seconds = busy;
@@ -351,18 +366,19 @@ void AutoEngine::run_on(Lane lane, const Piece& p) {
 void AutoEngine::run_scheduled(const Op& op, const Piece& p) {
   const Plan plan = pick(op, p.nunits);
   // Each lane's books are closed whatever happens.
-  auto run_part = [&](Lane lane, const Piece& part) {
+  auto run_part = [&](Lane lane, const Piece& part, bool slice) {
     struct Done {
       AutoEngine* e;
       const Op& op;
       Lane lane;
       size_t bytes;
-      ~Done() { e->finished(op, lane, bytes); }
-    } done{this, op, lane, part.nunits * kDataUnitSize};
+      double started;  // a slice's start; -1: not a slice
+      ~Done() { e->finished(op, lane, bytes, started >= 0 ? e->now() - started : -1); }
+    } done{this, op, lane, part.nunits * kDataUnitSize, slice ? now() : -1};
     run_on(lane, part);
   };
   if (plan.cpu_units == 0 || plan.cpu_units == p.nunits) {
-    run_part(plan.cpu_units ? kCpu : kGpu, p);
+    run_part(plan.cpu_units ? kCpu : kGpu, p, false);
     return;
   }
   // A probe: the GPU's part from the caller's thread at once, the CPU's slice (the head) on a thread of its own.
@@ -372,7 +388,7 @@ void AutoEngine::run_scheduled(const Op& op, const Piece& p) {
   tail.data += plan.cpu_units * kDataUnitSize;
   tail.nunits -= plan.cpu_units;
   if (p.hashes) tail.hashes += plan.cpu_units * kUnitXxh3Bytes;
-  run_parts(2, [&](unsigned i) { i == 0 ? run_part(kGpu, tail) : run_part(kCpu, head); });
+  run_parts(2, [&](unsigned i) { i == 0 ? run_part(kGpu, tail, false) : run_part(kCpu, head, true); });
 }
 
 void AutoEngine::run_split(const Op& op, const Piece& p) {

@@ -11,9 +11,10 @@
 // Each engine's first request is not counted in its rate (one-time set-up: the GPU loads its kernels), and an
 // engine passed over for kProbeEvery requests gets the next one, so that a rate measured once too low is
 // measured again (a CPU below a quarter of the GPU's rate only every kProbeEvery x kRareProbe requests). Such a
-// probe of the CPU, and its requests while its rate is unknown, take a slice of the request while the GPU does the
-// rest at the same time: a whole request on the CPU held up its caller (an ordered sink) by several times the
-// GPU's time for it (WARPVOL_AUTO_PROBE=whole: the whole request, for measurements).
+// probe of the CPU, and its first requests, take a slice of the request while the GPU does the rest at the same
+// time: a whole request on the CPU held up its caller (an ordered sink) by several times the GPU's time for it
+// (WARPVOL_AUTO_PROBE=whole: the whole request, for measurements). A slice's rate understates the CPU's on whole
+// requests; a CPU whose slices do not rule it out gets a whole request next, to be measured as the rule needs.
 // With the GPU ready, the CPU's part is also tried against the job as a whole (cpu_share.h): periods in which it may
 // take requests alternate with periods of the GPU alone, and the one in which the job finished more bytes per second
 // is kept (WARPVOL_AUTO_TRIALS=off: no trials, the CPU may always take requests; for measurements).
@@ -90,6 +91,7 @@ class AutoEngine final : public XtsEngine {
   static constexpr double kCpuMargin = 2.0;  // the CPU must be this much sooner than the GPU to take a request
   static constexpr unsigned kStartingGpuCallers = 4;      // concurrency() while the GPU starts
   static constexpr size_t kMinProbeUnits = 512;            // a probe's slice and the GPU's rest: 256 KiB at least
+  static constexpr double kSliceBias = 4.0;  // a CPU's rate on whole requests: up to this many times its slices'
 
  private:
   enum Lane { kCpu = 0, kGpu = 1 };
@@ -104,6 +106,9 @@ class AutoEngine final : public XtsEngine {
     uint64_t bytes = 0, requests = 0;
     unsigned passed_over = 0;     // requests the other engine got since this one got one
     uint64_t probes = 0;          // the CPU's: slices of a request beside the GPU's rest
+    uint64_t slice_bytes = 0;     // their bytes and seconds (after the first request), apart from the rate
+    double slice_seconds = 0, slice_rate = 0;
+    bool last_slice = false;      // the latest measurement was a slice's
   };
   struct OpStats {
     LaneStats lane[2];
@@ -127,7 +132,7 @@ class AutoEngine final : public XtsEngine {
     size_t cpu_units;  // units from the start of the request for the CPU: 0, all, or a probe's slice
   };
   Plan pick(const Op& op, size_t nunits);
-  void finished(const Op& op, Lane lane, size_t bytes);
+  void finished(const Op& op, Lane lane, size_t bytes, double slice_seconds);  // slice_seconds < 0: not a slice
   void run_on(Lane lane, const Piece& p);
   void run_scheduled(const Op& op, const Piece& p);  // one piece on the engine pick() chooses
   void run_split(const Op& op, const Piece& p);      // a synchronous call: pieces at once, scheduled

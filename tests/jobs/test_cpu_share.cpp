@@ -134,7 +134,7 @@ struct Sleeper : CpuEngine {
     if (running_) ++*running_;
     const double mib = double(n * kDataUnitSize) / double(kMiB);
     // Sleeps in 1 ms steps, each as long as the contention at that moment says.
-    for (double left = us_ * mib; left > 0;) {
+    for (double left = fixed_us + us_ * mib; left > 0;) {
       const double factor = by_ && by_->load() > 0 ? contention_ : 1.0;
       const double step = std::min(left, 1000.0);
       std::this_thread::sleep_for(std::chrono::microseconds(int64_t(step * factor)));
@@ -151,6 +151,7 @@ struct Sleeper : CpuEngine {
   double contention_;
   std::atomic<uint64_t> calls{0};
   std::atomic<size_t> largest{0};  // units of the largest request it got
+  double fixed_us = 0;             // per call, whatever its size
 };
 
 // `callers` threads send 4 MiB requests through auto for `seconds`; returns the CPU's share of the bytes and the
@@ -261,4 +262,40 @@ TEST_CASE("auto engine: a CPU not measured yet takes one request at a time, not 
   CHECK(cpu_largest <= 4 * kMiB / kDataUnitSize / 4);
   CHECK(cpu_units > 0);
   CHECK(gpu_requests > 40);
+}
+
+TEST_CASE("auto engine: a CPU whose slices understate it (a fixed cost per call) gets a whole request next, and "
+          "requests once measured worth them",
+          "[job][auto]") {
+  wvtest::ScopedEnv trials("WARPVOL_AUTO_TRIALS", "off");  // the per-request rule alone
+  // CPU: 2 ms per call plus 0.25 ms per MiB, one at a time: a quarter-request slice runs at under half a GB/s, a
+  // whole 4 MiB request at 1.4 GB/s, within a quarter of the GPU's rate. GPU: 1 ms per MiB, four at once.
+  auto cpu = std::make_shared<Sleeper>(250, 1, nullptr, nullptr, 1.0);
+  cpu->fixed_us = 2000;
+  auto gpu = std::make_shared<Sleeper>(1000, 4, nullptr, nullptr, 1.0);
+  std::map<ChainId, size_t> crossover;
+  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+  uint64_t whole = 0;
+  {
+    AutoEngine eng(cpu, gpu, crossover);
+    std::vector<uint8_t> km(64, 7);
+    auto key = eng.prepare(ChainId::Serpent, km.data());
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(400);
+    std::vector<std::thread> callers;
+    for (unsigned t = 0; t < 8; ++t)
+      callers.emplace_back([&] {
+        std::vector<uint8_t> buf(4 * kMiB);
+        while (std::chrono::steady_clock::now() < end)
+          eng.process(*key, Direction::Decrypt, 0, buf.data(), buf.size() / kDataUnitSize);
+      });
+    for (auto& c : callers) c.join();
+    whole = cpu->largest;
+    INFO("CPU " << cpu->calls << " requests, " << eng.cpu_bytes() / kMiB << " MiB; GPU " << eng.gpu_bytes() / kMiB
+                << " MiB");
+    // Its first requests are slices (a quarter of 4 MiB); its slices do not rule it out, so whole requests follow,
+    // and it keeps a share of the job.
+    CHECK(cpu->calls >= 4);
+    CHECK(eng.cpu_bytes() >= 4 * 4 * kMiB);
+  }
+  CHECK(whole == 4 * kMiB / kDataUnitSize);
 }
