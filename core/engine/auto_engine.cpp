@@ -56,6 +56,14 @@ bool trials_wanted() {
   return !(e && std::strcmp(e, "off") == 0);
 }
 
+// WARPVOL_AUTO_TRIALS=latest: each mode's latest period alone decides (measurements against the smoothed rates).
+CpuShare::Config share_config() {
+  CpuShare::Config c;
+  const char* e = std::getenv("WARPVOL_AUTO_TRIALS");
+  if (e && std::strcmp(e, "latest") == 0) c.smoothing = 1;
+  return c;
+}
+
 // WARPVOL_AUTO_PROBE=whole: a probe of the CPU takes the whole request (measurements against the slices).
 bool probe_slices_wanted() {
   const char* e = std::getenv("WARPVOL_AUTO_PROBE");
@@ -95,7 +103,8 @@ struct AutoEngine::LatePins {
 AutoEngine::AutoEngine(std::shared_ptr<XtsEngine> cpu, std::shared_future<std::shared_ptr<XtsEngine>> starting,
                        std::map<ChainId, size_t> crossover, std::function<void(const std::string&)> summary)
     : cpu_(std::move(cpu)), gpu_future_(std::move(starting)), crossover_(std::move(crossover)),
-      summary_(std::move(summary)), trials_(trials_wanted()), probe_slices_(probe_slices_wanted()) {
+      summary_(std::move(summary)), trials_(trials_wanted()), share_(share_config()),
+      probe_slices_(probe_slices_wanted()) {
   late_ = std::make_shared<LatePins>();
   if (gpu_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     settle();

@@ -17,7 +17,8 @@
 // requests; a CPU whose slices do not rule it out gets a whole request next, to be measured as the rule needs.
 // With the GPU ready, the CPU's part is also tried against the job as a whole (cpu_share.h): periods in which it may
 // take requests alternate with periods of the GPU alone, and the one in which the job finished more bytes per second
-// is kept (WARPVOL_AUTO_TRIALS=off: no trials, the CPU may always take requests; for measurements).
+// is kept (WARPVOL_AUTO_TRIALS=off: no trials, the CPU may always take requests; =latest: the latest periods
+// decide, not the smoothed rates; for measurements).
 // Requests below the crossover stay on the CPU: there the latency of a PCIe round trip decides (mounts).
 // Synchronous calls larger than a piece are split into pieces scheduled the same way and run at once.
 // The GPU engine may still be starting (a CUDA context takes up to a second to create): until it is ready the CPU
@@ -151,8 +152,8 @@ class AutoEngine final : public XtsEngine {
   mutable std::mutex mu_;
   std::map<Op, OpStats> stats_;
   const bool trials_;  // the CPU's part is tried against the GPU alone (cpu_share.h)
-  const bool probe_slices_;  // a probe of the CPU takes a slice of its request (WARPVOL_AUTO_PROBE=whole: all)
   CpuShare share_;     // (under mu_)
+  const bool probe_slices_;  // a probe of the CPU takes a slice of its request (WARPVOL_AUTO_PROBE=whole: all)
   std::mutex cpu_run_mu_;  // the CPU engine's scheduled requests run one at a time (see concurrency())
 };
 

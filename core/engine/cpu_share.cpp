@@ -20,7 +20,8 @@ void CpuShare::done(uint64_t bytes, double t, bool on_cpu) {
 
 void CpuShare::end_period(double t) {
   const double counted = t - (start_ + c_.settle * c_.period_s);
-  rate_[mode_] = double(bytes_) / counted;
+  const double r = double(bytes_) / counted;
+  rate_[mode_] = rate_[mode_] > 0 ? c_.smoothing * r + (1 - c_.smoothing) * rate_[mode_] : r;
   ++periods_[mode_];
   const Mode other = mode_ == kMixed ? kGpuAlone : kMixed;
   if (trial_) {
@@ -49,7 +50,7 @@ std::string CpuShare::summary() const {
   char b[400];
   std::snprintf(b, sizeof b,
                 "engine auto, the CPU beside the GPU: the job ran at %.2f GB/s with the CPU taking requests and %.2f "
-                "GB/s with the GPU alone (latest periods of at least %.0f ms); the CPU took part in %u of %u periods "
+                "GB/s with the GPU alone (smoothed over periods of at least %.0f ms); the CPU took part in %u of %u periods "
                 "(it is kept only where the job gains %.0f%% with it)",
                 rate_[kMixed] / 1e9, rate_[kGpuAlone] / 1e9, c_.period_s * 1e3, periods_[kMixed], periods(),
                 (c_.gain - 1) * 100);

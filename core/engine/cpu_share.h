@@ -5,7 +5,10 @@
 // requests (mixed), a period of the GPU alone, then `exploit` periods of the better one (2 and 4 for the first two
 // choices), then the other one again (the better one may change as the job moves on, or the first periods may
 // have been unlucky: they run while the job warms up). Mixed is kept only where it beats the GPU alone by `gain`:
-// the CPU's cores cost more than the GPU's time.
+// the CPU's cores cost more than the GPU's time. Each mode's rate is smoothed over its periods (the newest weighs
+// `smoothing`): a job bound by one writer finishes its requests unevenly, one period's rate swings by more than the
+// difference the trials must see, and the latest periods alone chose the CPU about half the time where it made the
+// job slower.
 // A period lasts at least period_s and min_requests finished requests; what finishes in its first settle share is
 // not counted (requests chosen under the previous mode are still finishing). A trial of mixed lasts until the CPU
 // finished a request in it: before that it was the GPU alone too, and says nothing of the CPU (which the per-request
@@ -24,6 +27,7 @@ class CpuShare {
     unsigned exploit = 8;   // periods of the chosen mode between two trials of the other
     double gain = 1.03;     // mixed must be this much faster than the GPU alone to be chosen
     double settle = 0.25;   // share of a period whose finished requests are not counted
+    double smoothing = 1.0 / 3;  // weight of a mode's newest period in its rate (1: the latest period alone)
   };
   CpuShare() : CpuShare(Config{}) {}
   explicit CpuShare(Config c) : c_(c) {}
@@ -35,7 +39,7 @@ class CpuShare {
   std::string summary() const;
   unsigned periods() const { return periods_[0] + periods_[1]; }
   unsigned mixed_periods() const { return periods_[kMixed]; }
-  // The latest measured rate of the job with the CPU taking part (mixed) or with the GPU alone; 0: not yet.
+  // The measured rate of the job with the CPU taking part (mixed) or with the GPU alone, smoothed; 0: not yet.
   double rate(bool mixed) const { return rate_[mixed ? kMixed : kGpuAlone]; }
 
  private:
@@ -49,7 +53,7 @@ class CpuShare {
   uint64_t bytes_ = 0;        // counted in this period (after its settle share)
   unsigned requests_ = 0;     // finished in this period
   bool cpu_done_ = false;     // the CPU finished a request in this period
-  double rate_[2] = {0, 0};   // each mode's latest measured rate (bytes per second)
+  double rate_[2] = {0, 0};   // each mode's measured rate (bytes per second), smoothed over its periods
   unsigned periods_[2] = {0, 0};
   unsigned exploiting_ = 0;   // periods of the chosen mode since the last trial
   unsigned exploit_for_ = 0;  // periods the current choice is kept
