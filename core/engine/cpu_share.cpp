@@ -21,10 +21,13 @@ void CpuShare::done(uint64_t bytes, double t, bool on_cpu) {
 void CpuShare::end_period(double t) {
   const double counted = t - (start_ + c_.settle * c_.period_s);
   const double r = double(bytes_) / counted;
-  rate_[mode_] = rate_[mode_] > 0 ? c_.smoothing * r + (1 - c_.smoothing) * rate_[mode_] : r;
+  const bool lead_in = lead_in_left_ > 0;  // the GPU alone while the job warms up: the latest period's rate stands
+  rate_[mode_] = rate_[mode_] > 0 && !lead_in ? c_.smoothing * r + (1 - c_.smoothing) * rate_[mode_] : r;
   ++periods_[mode_];
   const Mode other = mode_ == kMixed ? kGpuAlone : kMixed;
-  if (trial_) {
+  if (lead_in) {
+    if (--lead_in_left_ == 0) mode_ = kMixed;  // the first trial
+  } else if (trial_) {
     if (periods_[other] == 0) {
       mode_ = other;  // the first trials: each mode once
     } else {

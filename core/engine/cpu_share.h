@@ -1,11 +1,13 @@
 // Whether auto's CPU takes requests beside a ready GPU, decided from what the whole job gets: the bytes both engines
 // finish per second. The per-request rule (auto_engine.h) sees each engine's own rate, not what a CPU request costs
 // the rest of the job: it runs on every core, and a job bound by its readers (the page-cache copy), its writers or
-// host memory gets slower though the CPU's rate looks worth it. So auto tries both: a period in which the CPU may take
-// requests (mixed), a period of the GPU alone, then `exploit` periods of the better one (2 and 4 for the first two
-// choices), then the other one again (the better one may change as the job moves on, or the first periods may
+// host memory gets slower though the CPU's rate looks worth it. So auto tries both: `lead_in` periods of the GPU alone
+// (the job warms up; the last one's rate stands), a period in which the CPU may take requests (mixed), then `exploit`
+// periods of the better one (2 and 4 for the first two choices), then the other one again (the better one may change as the job moves on, or the first periods may
 // have been unlucky: they run while the job warms up). Mixed is kept only where it beats the GPU alone by `gain`:
-// the CPU's cores cost more than the GPU's time. Each mode's rate is smoothed over its periods (the newest weighs
+// the CPU's cores cost more than the GPU's time. The lead-in spares a short job (an export of a few GB at tens of
+// GB/s lasts a handful of periods) a trial of mixed that is a large share of it, where a job bound by its readers
+// ran a quarter slower in it; a long job tries the CPU a fraction of a second later. Each mode's rate is smoothed over its periods (the newest weighs
 // `smoothing`): a job bound by one writer finishes its requests unevenly, one period's rate swings by more than the
 // difference the trials must see, and the latest periods alone chose the CPU about half the time where it made the
 // job slower.
@@ -28,9 +30,10 @@ class CpuShare {
     double gain = 1.03;     // mixed must be this much faster than the GPU alone to be chosen
     double settle = 0.25;   // share of a period whose finished requests are not counted
     double smoothing = 1.0 / 3;  // weight of a mode's newest period in its rate (1: the latest period alone)
+    unsigned lead_in = 3;   // periods of the GPU alone before the first trial of mixed (0: mixed first)
   };
   CpuShare() : CpuShare(Config{}) {}
-  explicit CpuShare(Config c) : c_(c) {}
+  explicit CpuShare(Config c) : c_(c), mode_(c.lead_in ? kGpuAlone : kMixed), lead_in_left_(c.lead_in) {}
 
   bool cpu_allowed() const { return mode_ == kMixed; }
   // A request of `bytes` finished at t (seconds, any origin; non-decreasing), on the CPU or on the GPU.
@@ -47,7 +50,8 @@ class CpuShare {
   void end_period(double t);
   Mode better() const { return rate_[kMixed] > c_.gain * rate_[kGpuAlone] ? kMixed : kGpuAlone; }
   Config c_;
-  Mode mode_ = kMixed;
+  Mode mode_;
+  unsigned lead_in_left_;     // periods of the lead-in still to run
   bool started_ = false;
   double start_ = 0;          // this period's start
   uint64_t bytes_ = 0;        // counted in this period (after its settle share)

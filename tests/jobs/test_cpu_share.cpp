@@ -126,13 +126,38 @@ TEST_CASE("cpu share: the first choices are kept for 2, then 4, then 8 periods",
     }
     modes += mixed ? 'M' : 'G';
   }
-  CHECK(modes == "MG" "GG" "M" "GGGG" "M" "GGGGGGGG" "M" "GGG");
+  // Three periods of the GPU alone while the job warms up, then the trial of the CPU, against the last of them.
+  CHECK(modes == "GGG" "M" "GG" "M" "GGGG" "M" "GGGGGGGG" "M" "G");
+}
+
+TEST_CASE("cpu share: a job starts with the GPU alone, and tries the CPU after the lead-in; where the CPU helps it "
+          "is chosen at once",
+          "[job][auto]") {
+  CpuShare s;
+  CHECK_FALSE(s.cpu_allowed());
+  // The first period is the job's warm-up, far slower: only the lead-in's last period counts against the CPU.
+  double t = 0;
+  s.done(kMiB, t, false);
+  std::string modes;
+  while (s.periods() < 6) {
+    const unsigned before = s.periods();
+    const bool mixed = s.cpu_allowed();
+    while (s.periods() == before) {
+      t += mixed ? 0.004 : (s.periods() == 0 ? 0.050 : 0.005);  // mixed 1.25 times the GPU alone
+      s.done(kMiB, t, mixed);
+    }
+    modes += mixed ? 'M' : 'G';
+  }
+  CHECK(modes == "GGG" "M" "MM");
+  CHECK(s.rate(false) == Approx(kMiB / 0.005).epsilon(0.03));  // the warm-up period left no trace
 }
 
 TEST_CASE("cpu share: a period ends after its time and its requests (a trial of mixed: one of them the CPU's), the "
           "first request only starts the clock",
           "[job][auto]") {
-  CpuShare s;
+  CpuShare::Config c;
+  c.lead_in = 0;  // the trials from the first period (the lead-in: below)
+  CpuShare s(c);
   CHECK(s.summary() == "");
   CHECK(s.cpu_allowed());  // the first trial is the CPU taking part
   s.done(kMiB, 100.0, false);  // starts the clock

@@ -477,6 +477,7 @@ TEST_CASE("job stream: a source error stops the job and is rethrown, and no engi
 }
 
 TEST_CASE("auto engine: both engines take one job's requests, and every path equals the oracle", "[job][auto]") {
+  wvtest::ScopedEnv trials("WARPVOL_AUTO_TRIALS", "off");  // the per-request rule alone (its trials: test_cpu_share)
   wvtest::TempDir dir;
   // Two CPU engines stand in for the CPU and the GPU: the scheduler must give work to each (equal rates) and the
   // output must not depend on which engine did which piece.
@@ -552,6 +553,7 @@ TEST_CASE("auto engine: a probe of a slow CPU is a slice of its request beside t
   // far faster even on two cores). Its probes (its first requests, then the rare ones) each take a slice of a
   // request, at the head; the GPU does the rest at the same time. Export's read path and re-encryption with unit
   // hashes, each against its oracle.
+  wvtest::ScopedEnv trials("WARPVOL_AUTO_TRIALS", "off");  // the per-request rule alone
   struct Slow : CpuEngine {
     Slow() : CpuEngine(1) {}
     void process(const EngineKey& k, Direction d, uint64_t unit0, uint8_t* data, size_t n) override {
@@ -657,6 +659,7 @@ TEST_CASE("engine: reencrypt_each hands every unit over once, already re-encrypt
   // A re-encryption's checksums are computed from what reencrypt_each hands over: each unit must come exactly once,
   // holding its new ciphertext by then (compared with the oracle at that moment), and the result must equal
   // reencrypt()'s.
+  wvtest::ScopedEnv trials("WARPVOL_AUTO_TRIALS", "off");  // the per-request rule alone: the CPU takes part at once
   ReencryptPaths paths;
   auto& [cpu, autoe, a, to_key, expect, all] = paths;
   struct Case {
@@ -695,6 +698,7 @@ TEST_CASE("engine: reencrypt_each hands every unit over once, already re-encrypt
 TEST_CASE("engine: reencrypt_hashed gives the re-encrypted data and each unit's XXH3-128, on every engine path",
           "[job][auto][reencrypt]") {
   // auto splits a large request into pieces over both engines: each piece's hashes must land at its own units.
+  wvtest::ScopedEnv trials("WARPVOL_AUTO_TRIALS", "off");  // the per-request rule alone: the CPU takes part at once
   ReencryptPaths paths;
   auto& [cpu, autoe, a, to_key, expect, all] = paths;
   std::vector<uint8_t> expect_hashes(all * kUnitXxh3Bytes);
