@@ -51,6 +51,13 @@ void CpuShare::end_period(double t) {
 std::string CpuShare::summary() const {
   if (periods() == 0) return "";
   char b[400];
+  if (periods_[kMixed] == 0) {
+    std::snprintf(b, sizeof b,
+                  "engine auto, the CPU beside the GPU: not tried (the job ended within the first %u periods of at "
+                  "least %.0f ms, run by the GPU alone, at %.2f GB/s)",
+                  c_.lead_in + 1, c_.period_s * 1e3, rate_[kGpuAlone] / 1e9);
+    return b;
+  }
   std::snprintf(b, sizeof b,
                 "engine auto, the CPU beside the GPU: the job ran at %.2f GB/s with the CPU taking requests and %.2f "
                 "GB/s with the GPU alone (smoothed over periods of at least %.0f ms); the CPU took part in %u of %u periods "
