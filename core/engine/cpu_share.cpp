@@ -60,8 +60,8 @@ std::string CpuShare::summary() const {
   }
   std::snprintf(b, sizeof b,
                 "engine auto, the CPU beside the GPU: the job ran at %.2f GB/s with the CPU taking requests and %.2f "
-                "GB/s with the GPU alone (smoothed over periods of at least %.0f ms); the CPU took part in %u of %u periods "
-                "(it is kept only where the job gains %.0f%% with it)",
+                "GB/s with the GPU alone (smoothed over periods of at least %.0f ms); the CPU took part in %u of %u "
+                "periods (it is kept only where the job gains %.0f%% with it)",
                 rate_[kMixed] / 1e9, rate_[kGpuAlone] / 1e9, c_.period_s * 1e3, periods_[kMixed], periods(),
                 (c_.gain - 1) * 100);
   return b;

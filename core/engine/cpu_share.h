@@ -1,16 +1,15 @@
 // Whether auto's CPU takes requests beside a ready GPU, decided from what the whole job gets: the bytes both engines
 // finish per second. The per-request rule (auto_engine.h) sees each engine's own rate, not what a CPU request costs
 // the rest of the job: it runs on every core, and a job bound by its readers (the page-cache copy), its writers or
-// host memory gets slower though the CPU's rate looks worth it. So auto tries both: `lead_in` periods of the GPU alone
-// (the job warms up; the last one's rate stands), a period in which the CPU may take requests (mixed), then `exploit`
-// periods of the better one (2 and 4 for the first two choices), then the other one again (the better one may change as the job moves on, or the first periods may
-// have been unlucky: they run while the job warms up). Mixed is kept only where it beats the GPU alone by `gain`:
-// the CPU's cores cost more than the GPU's time. The lead-in spares a short job (an export of a few GB at tens of
-// GB/s lasts a handful of periods) a trial of mixed that is a large share of it, where a job bound by its readers
-// ran a quarter slower in it; a long job tries the CPU a fraction of a second later. Each mode's rate is smoothed over its periods (the newest weighs
-// `smoothing`): a job bound by one writer finishes its requests unevenly, one period's rate swings by more than the
-// difference the trials must see, and the latest periods alone chose the CPU about half the time where it made the
-// job slower.
+// host memory gets slower though the CPU's rate looks worth it. So auto tries both: `lead_in` periods of the GPU
+// alone (the job warms up; the last one's rate stands), a period in which the CPU may take requests (mixed), then
+// `exploit` periods of the better one (2 and 4 for the first two choices), then the other one again (the better one
+// may change as the job moves on, or the first periods may have been unlucky: they run while the job warms up).
+// Mixed is kept only where it beats the GPU alone by `gain`: the CPU's cores cost more than the GPU's time.
+// The lead-in spares a short job (an export of a few GB at tens of GB/s lasts a handful of periods) a trial of mixed
+// that would be a large share of it; a long job tries the CPU a fraction of a second later. Each mode's rate is
+// smoothed over its periods (the newest weighs `smoothing`): a job bound by one writer finishes its requests
+// unevenly, so one period's rate can swing by more than the difference the trials must see.
 // A period lasts at least period_s and min_requests finished requests; what finishes in its first settle share is
 // not counted (requests chosen under the previous mode are still finishing). A trial of mixed lasts until the CPU
 // finished a request in it: before that it was the GPU alone too, and says nothing of the CPU (which the per-request
