@@ -24,7 +24,10 @@
 #   path: one per 4 cores, 2..8, and twice that up to 16), ROUNDS (runs per figure, median, default 1; the engines
 #   of one job and build run in turn, round by round, so that a drifting machine hits them alike), VERBOSE=1 (what
 #   auto did, from --verbose), FLOORS (which floors to measure, default "read write copy rewrite files"; a job whose
-#   floor is left out gets no ratio).
+#   floor is left out gets no ratio), LOGS (a folder: each timed run's stderr is kept there as
+#   JOB.CHAIN.ENGINE.BUILD.rROUND.txt, with VERBOSE=1 the stage summaries of --verbose), AGENT_BUILD (a folder:
+#   its agent serves the +agent rows of every build, which then alternate without restarting it: builds that are
+#   one binary with different settings).
 # Output: a table on stdout; rows also in $RESULTS (TSV) when set.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -65,6 +68,7 @@ export WARPVOL_GPU_AGENT_SOCKET="$dir/agent/gpu-agent.sock"
 agent_bin= agent_pid=
 agent_stop() { [ -n "$agent_bin" ] && "$agent_bin/warpvol" gpu-agent stop > /dev/null 2>&1; agent_bin= agent_pid=; }
 agent_use() {  # BUILD: the agent of that build runs (started warm: one job through it before timing)
+  set -- "${AGENT_BUILD:-$1}"
   [ "$agent_bin" = "$1" ] && return
   agent_stop
   mkdir -p "$dir/agent" && chmod 700 "$dir/agent"
@@ -195,19 +199,20 @@ engine_env() {  # ENGINE BUILD: a row through the agent runs with that build's a
   if [ "${1%+agent}" != "$1" ]; then agent_use "$2" && export WARPVOL_GPU_AGENT=on; else export WARPVOL_GPU_AGENT=off; fi
 }
 run_rows() {
-  local i wall user sys
+  local i wall user sys round
   for ((i = 0; i < rows_n; i++)); do  # warm: the agent makes its buffers for this kind of job
     [ "${row_engine[$i]%+agent}" != "${row_engine[$i]}" ] || continue
     engine_env "${row_engine[$i]}" "${row_build[$i]}" || { row_gbs[$i]=FAILED; continue; }
     [ -n "${row_clean[$i]}" ] && rm -f "${row_clean[$i]}"
     eval "timed ${row_cmd[$i]}" > /dev/null
   done
-  for _ in $(seq "$rounds"); do
+  for round in $(seq "$rounds"); do
     for ((i = 0; i < rows_n; i++)); do
       [ "${row_gbs[$i]}" = FAILED ] && continue
       engine_env "${row_engine[$i]}" "${row_build[$i]}"
       [ -n "${row_clean[$i]}" ] && rm -f "${row_clean[$i]}"  # each round writes its output anew
       read -r wall user sys < <(eval "timed ${row_cmd[$i]}")
+      [ -n "${LOGS:-}" ] && mkdir -p "$LOGS" && cp "$err" "$LOGS/${row_job[$i]}.${row_chain[$i]}.${row_engine[$i]}.$(basename "${row_build[$i]}").r$round.txt"
       if [ "$wall" = FAILED ]; then row_gbs[$i]=FAILED; continue; fi  # no figure for a job that did not run
       row_gbs[$i]+=" $(calc "${row_bytes[$i]} / $wall / 1e9")"
       row_cpus[$i]+=" $(calc "($user + $sys) / (${row_bytes[$i]} / 1e9)")"
