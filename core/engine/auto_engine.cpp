@@ -56,12 +56,29 @@ bool trials_wanted() {
   return !(e && std::strcmp(e, "off") == 0);
 }
 
-// WARPVOL_AUTO_TRIALS=latest: each mode's latest period alone decides (measurements against the smoothed rates).
+// A whole number from the environment within [lo, hi], else `fallback` (the measurement settings below).
+unsigned env_count(const char* name, unsigned fallback, unsigned lo, unsigned hi) {
+  const char* e = std::getenv(name);
+  if (!e || !*e) return fallback;
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(e, &end, 10);
+  return *end == 0 && v >= lo && v <= hi ? unsigned(v) : fallback;
+}
+
+// WARPVOL_AUTO_TRIALS=latest: each mode's latest period alone decides (measurements against the smoothed rates);
+// WARPVOL_AUTO_LEAD_IN=N: N periods of the GPU alone before the first trial (measurements of the lead-in).
 CpuShare::Config share_config() {
   CpuShare::Config c;
   const char* e = std::getenv("WARPVOL_AUTO_TRIALS");
   if (e && std::strcmp(e, "latest") == 0) c.smoothing = 1;
+  c.lead_in = env_count("WARPVOL_AUTO_LEAD_IN", c.lead_in, 0, 1000);
   return c;
+}
+
+// WARPVOL_AUTO_PIECE=N: synchronous calls split into pieces of N MiB (measurements of the piece size).
+size_t piece_units_wanted() {
+  const size_t mib = env_count("WARPVOL_AUTO_PIECE", unsigned(AutoEngine::kPieceBytes >> 20), 1, 1024);
+  return (mib << 20) / kDataUnitSize;
 }
 
 // WARPVOL_AUTO_PROBE=whole: a probe of the CPU takes the whole request (measurements against the slices).
@@ -104,7 +121,7 @@ AutoEngine::AutoEngine(std::shared_ptr<XtsEngine> cpu, std::shared_future<std::s
                        std::map<ChainId, size_t> crossover, std::function<void(const std::string&)> summary)
     : cpu_(std::move(cpu)), gpu_future_(std::move(starting)), crossover_(std::move(crossover)),
       summary_(std::move(summary)), trials_(trials_wanted()), share_(share_config()),
-      probe_slices_(probe_slices_wanted()) {
+      probe_slices_(probe_slices_wanted()), piece_units_(piece_units_wanted()) {
   late_ = std::make_shared<LatePins>();
   if (gpu_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     settle();
@@ -401,7 +418,7 @@ void AutoEngine::run_scheduled(const Op& op, const Piece& p) {
 }
 
 void AutoEngine::run_split(const Op& op, const Piece& p) {
-  const size_t piece_units = kPieceBytes / kDataUnitSize;
+  const size_t piece_units = piece_units_;
   if (p.nunits <= piece_units) {
     run_scheduled(op, p);
     return;

@@ -86,7 +86,10 @@ class AutoEngine final : public XtsEngine {
   uint64_t cpu_bytes() const;
   uint64_t gpu_bytes() const;
 
-  static constexpr size_t kPieceBytes = size_t(8) << 20;  // synchronous calls are split into pieces of this size
+  // Synchronous calls are split into pieces of this size, each scheduled on its own. As large as re-encryption's
+  // requests to an engine with several callers and the GPU engine's chunks: halves of them doubled the GPU's
+  // requests, and a thread per call ran the second half, in jobs where the CPU took no piece at all.
+  static constexpr size_t kPieceBytes = size_t(16) << 20;
   static constexpr unsigned kProbeEvery = 32;
   static constexpr unsigned kRareProbe = 32;  // x kProbeEvery for a CPU measured far below the GPU
   static constexpr double kCpuMargin = 2.0;  // the CPU must be this much sooner than the GPU to take a request
@@ -154,6 +157,7 @@ class AutoEngine final : public XtsEngine {
   const bool trials_;  // the CPU's part is tried against the GPU alone (cpu_share.h)
   CpuShare share_;     // (under mu_)
   const bool probe_slices_;  // a probe of the CPU takes a slice of its request (WARPVOL_AUTO_PROBE=whole: all)
+  const size_t piece_units_;  // kPieceBytes in units (WARPVOL_AUTO_PIECE=N: N MiB, for measurements)
   std::mutex cpu_run_mu_;  // the CPU engine's scheduled requests run one at a time (see concurrency())
 };
 

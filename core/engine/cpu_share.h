@@ -29,7 +29,7 @@ class CpuShare {
     double gain = 1.03;     // mixed must be this much faster than the GPU alone to be chosen
     double settle = 0.25;   // share of a period whose finished requests are not counted
     double smoothing = 1.0 / 3;  // weight of a mode's newest period in its rate (1: the latest period alone)
-    unsigned lead_in = 3;   // periods of the GPU alone before the first trial of mixed (0: mixed first)
+    unsigned lead_in = 5;   // periods of the GPU alone before the first trial of mixed (0: mixed first)
   };
   CpuShare() : CpuShare(Config{}) {}
   explicit CpuShare(Config c) : c_(c), mode_(c.lead_in ? kGpuAlone : kMixed), lead_in_left_(c.lead_in) {}

@@ -126,8 +126,10 @@ TEST_CASE("cpu share: the first choices are kept for 2, then 4, then 8 periods",
     }
     modes += mixed ? 'M' : 'G';
   }
-  // Three periods of the GPU alone while the job warms up, then the trial of the CPU, against the last of them.
-  CHECK(modes == "GGG" "M" "GG" "M" "GGGG" "M" "GGGGGGGG" "M" "G");
+  // The lead-in's periods of the GPU alone while the job warms up, then the trial of the CPU, against the last of
+  // them.
+  const std::string lead_in(CpuShare::Config{}.lead_in, 'G');
+  CHECK(modes == (lead_in + "M" "GG" "M" "GGGG" "M" "GGGGGGGG" "M" "G").substr(0, 22));
 }
 
 TEST_CASE("cpu share: a job starts with the GPU alone, and tries the CPU after the lead-in; where the CPU helps it "
@@ -142,7 +144,8 @@ TEST_CASE("cpu share: a job starts with the GPU alone, and tries the CPU after t
   REQUIRE(s.periods() == 1);
   CHECK(s.summary().find("not tried") != std::string::npos);
   std::string modes = "G";
-  while (s.periods() < 6) {
+  const unsigned lead_in = CpuShare::Config{}.lead_in;
+  while (s.periods() < lead_in + 3) {
     const unsigned before = s.periods();
     const bool mixed = s.cpu_allowed();
     while (s.periods() == before) {
@@ -151,7 +154,7 @@ TEST_CASE("cpu share: a job starts with the GPU alone, and tries the CPU after t
     }
     modes += mixed ? 'M' : 'G';
   }
-  CHECK(modes == "GGG" "M" "MM");
+  CHECK(modes == std::string(lead_in, 'G') + "M" "MM");
   CHECK(s.rate(false) == Approx(kMiB / 0.005).epsilon(0.03));  // the warm-up period left no trace
 }
 
@@ -348,4 +351,31 @@ TEST_CASE("auto engine: a CPU whose slices understate it (a fixed cost per call)
     CHECK(eng.cpu_bytes() >= 2 * 4 * kMiB);
   }
   CHECK(whole == 4 * kMiB / kDataUnitSize);
+}
+
+TEST_CASE("auto engine: a synchronous request of re-encryption's size reaches the GPU whole, not in halves",
+          "[job][auto]") {
+  // Re-encryption hands an engine with several callers 16 MiB at a time. Split into 8 MiB pieces, each ran as a
+  // GPU request of its own, the second from a thread started for it, in a batch where the CPU took nothing.
+  auto cpu = std::make_shared<Sleeper>(20000, 1, nullptr, nullptr, 1.0);  // far slower than the GPU
+  auto gpu = std::make_shared<Sleeper>(250, 4, nullptr, nullptr, 1.0);
+  std::map<ChainId, size_t> crossover;
+  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+  constexpr size_t kRequest = 16 * kMiB;
+  constexpr int kRequests = 12;
+  uint64_t gpu_calls = 0, gpu_largest = 0, cpu_units = 0;
+  {
+    AutoEngine eng(cpu, gpu, crossover);
+    std::vector<uint8_t> km(64, 7);
+    auto key = eng.prepare(ChainId::Serpent, km.data());
+    std::vector<uint8_t> buf(kRequest);
+    for (int i = 0; i < kRequests; ++i) eng.process(*key, Direction::Decrypt, 0, buf.data(), kRequest / kDataUnitSize);
+    gpu_calls = gpu->calls;
+    gpu_largest = gpu->largest;
+    cpu_units = eng.cpu_bytes() / kDataUnitSize;
+  }
+  INFO("GPU " << gpu_calls << " calls of up to " << gpu_largest << " units; CPU " << cpu_units << " units");
+  CHECK(gpu_largest == kRequest / kDataUnitSize);
+  CHECK(gpu_calls <= unsigned(kRequests));  // one per request (a probe's slice leaves the GPU one call for its rest)
+  CHECK(cpu_units * kDataUnitSize < kRequest);  // the slow CPU took a probe's slice at most
 }
