@@ -244,6 +244,7 @@ class CreateCommand final : public Command {
 
     ProgressRenderer progress(choose_progress_mode(vm.count("progress-json") > 0, vm.count("quiet") > 0), ctx.err);
     o.fill.progress = [&progress](const ProgressUpdate& u) { progress.update(u); };
+    o.fill.summary = [&ctx](const std::string& m) { ctx.verbose_line(m); };
     const auto t0 = std::chrono::steady_clock::now();
     const bool outer_pw_stdin = vm.count("outer-password-stdin") && vm.count("password-stdin");
     CreateResult r = [&] {

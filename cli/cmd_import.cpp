@@ -70,6 +70,7 @@ class ImportCommand final : public Command {
     ctx.verbose_line("engine " + o.engine->name() + ": " + o.engine->detail());
     ProgressRenderer progress(choose_progress_mode(vm.count("progress-json") > 0, vm.count("quiet") > 0), ctx.err);
     o.fill.progress = [&progress](const ProgressUpdate& u) { progress.update(u); };
+    o.fill.summary = [&ctx](const std::string& m) { ctx.verbose_line(m); };
     CreateResult r = create_volume(o);
     ProgressUpdate done;
     done.phase = "import";

@@ -113,6 +113,7 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
   so.phase = opt.phase;
   so.progress = opt.progress;
   so.cancel = opt.cancel;
+  so.summary = opt.summary;
   // The source's buffer is encrypted in place: the sink gets it back through const, never copies it.
   stream_area(length, src, &engine, std::move(key), Direction::Encrypt, first_unit, sink, so);
   if (syncer) syncer->finish();

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "core/engine/xts_engine.h"
 #include "core/io/file.h"
@@ -25,6 +26,9 @@ struct FillOptions {
   std::string phase = "fill";                 // for progress
   ProgressFn progress;
   CancelToken cancel;                         // checked per chunk; throws Error(Interrupted)
+  // Gets one line at the end: where the workers spent their time (filling, waiting for and in the engine, writing,
+  // waiting for the one writer), to tell which stage bounds the fill (--verbose).
+  std::function<void(const std::string&)> summary;
 };
 
 // Source of plaintext: fill buf[0..len) with the bytes at data-area position pos (called from several threads at

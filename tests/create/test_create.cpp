@@ -687,3 +687,28 @@ TEST_CASE("A fill with no plaintext source encrypts zeros first, then each buffe
   }
   CHECK(zero_chunks <= fo.writers);  // each worker's buffer was cleared once, not once per chunk
 }
+
+TEST_CASE("create and import --verbose say where the fill's threads spent their time; without it, nothing",
+          "[create][cli]") {
+  TempDir dir;
+  const std::string raw = dir.file("raw");
+  write_bytes(raw, pattern(300000, 7));
+  const std::vector<std::vector<std::string>> commands = {
+      {"create", "--filesystem", "none", dir.file("c.hc"), "--size", "1M"},
+      {"import", raw, dir.file("i.hc")}};
+  for (const auto& base : commands) {
+    for (bool verbose : {true, false}) {
+      CAPTURE(base[0], verbose);
+      std::vector<std::string> args = base;
+      for (const char* a : {"--pim", "1", "--password-stdin", "--non-interactive", "--engine", "cpu", "--force"})
+        args.push_back(a);
+      if (verbose) args.push_back("--verbose");
+      auto r = run_warpvol(args, "verbose-pw-12345\n");
+      INFO(r.err);
+      REQUIRE(r.code == 0);
+      const bool has_line = r.err.find("stream: ") != std::string::npos &&
+                            r.err.find("thread-seconds: waiting to read") != std::string::npos;
+      CHECK(has_line == verbose);
+    }
+  }
+}
