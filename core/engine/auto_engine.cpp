@@ -12,6 +12,7 @@
 
 #include "core/crypto/unit_xxh3.h"
 #include "core/util/aligned_buffer.h"
+#include "core/util/env.h"
 #include "core/util/parallel.h"
 #include "core/util/secure.h"
 
@@ -56,28 +57,19 @@ bool trials_wanted() {
   return !(e && std::strcmp(e, "off") == 0);
 }
 
-// A whole number from the environment within [lo, hi], else `fallback` (the measurement settings below).
-unsigned env_count(const char* name, unsigned fallback, unsigned lo, unsigned hi) {
-  const char* e = std::getenv(name);
-  if (!e || !*e) return fallback;
-  char* end = nullptr;
-  const unsigned long v = std::strtoul(e, &end, 10);
-  return *end == 0 && v >= lo && v <= hi ? unsigned(v) : fallback;
-}
-
 // WARPVOL_AUTO_TRIALS=latest: each mode's latest period alone decides (measurements against the smoothed rates);
 // WARPVOL_AUTO_LEAD_IN=N: N periods of the GPU alone before the first trial (measurements of the lead-in).
 CpuShare::Config share_config() {
   CpuShare::Config c;
   const char* e = std::getenv("WARPVOL_AUTO_TRIALS");
   if (e && std::strcmp(e, "latest") == 0) c.smoothing = 1;
-  c.lead_in = env_count("WARPVOL_AUTO_LEAD_IN", c.lead_in, 0, 1000);
+  c.lead_in = unsigned(env_number("WARPVOL_AUTO_LEAD_IN", 0, 1000).value_or(c.lead_in));
   return c;
 }
 
 // WARPVOL_AUTO_PIECE=N: synchronous calls split into pieces of N MiB (measurements of the piece size).
 size_t piece_units_wanted() {
-  const size_t mib = env_count("WARPVOL_AUTO_PIECE", unsigned(AutoEngine::kPieceBytes >> 20), 1, 1024);
+  const size_t mib = size_t(env_number("WARPVOL_AUTO_PIECE", 1, 1024).value_or(long(AutoEngine::kPieceBytes >> 20)));
   return (mib << 20) / kDataUnitSize;
 }
 

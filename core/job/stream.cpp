@@ -12,16 +12,14 @@
 #include <thread>
 #include <vector>
 
+#include "core/util/env.h"
 #include "core/util/error.h"
 #include "core/util/secure.h"
 
 namespace warpvol {
 
 unsigned default_stream_workers(unsigned engine_concurrency) {
-  if (const char* e = std::getenv("WARPVOL_STREAM_WORKERS")) {  // tuning runs (bench/jobs.sh)
-    const long n = std::strtol(e, nullptr, 10);
-    if (n >= 1 && n <= 64) return unsigned(n);
-  }
+  if (const auto n = env_number("WARPVOL_STREAM_WORKERS", 1, 64)) return unsigned(*n);  // tuning runs (bench/jobs.sh)
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   const unsigned base = std::clamp(hw / 4, 2u, 8u);
   return engine_concurrency > 1 ? std::min(2 * base, std::max(16u, base)) : base;
@@ -33,21 +31,13 @@ using Clock = std::chrono::steady_clock;
 
 // WARPVOL_STREAM_CHUNK_KB: bytes per read and engine request of every stream, instead of the caller's (tuning runs).
 size_t chunk_override() {
-  static const size_t kb = [] {
-    const char* e = std::getenv("WARPVOL_STREAM_CHUNK_KB");
-    const long n = e ? std::strtol(e, nullptr, 10) : 0;
-    return n >= 1 && n <= (1 << 20) ? size_t(n) : size_t(0);
-  }();
+  static const size_t kb = size_t(env_number("WARPVOL_STREAM_CHUNK_KB", 1, 1 << 20).value_or(0));
   return kb << 10;
 }
 
 // WARPVOL_STREAM_SPARE / WARPVOL_STREAM_IN_FLIGHT: spare workers beside the readers of an engine that takes several
 // callers, and chunks of an ordered ring, instead of the defaults (tuning runs). -1 when unset.
-long tuning_count(const char* name) {
-  const char* e = std::getenv(name);
-  const long n = e ? std::strtol(e, nullptr, 10) : -1;
-  return n >= 0 && n <= 1024 ? n : -1;
-}
+long tuning_count(const char* name) { return env_number(name, 0, 1024).value_or(-1); }
 
 // Chunks of an ordered ring. With the CPU engine, twice the workers: room for each worker's chunk and as many
 // finished out of order. With an engine of several callers (the GPU's pipeline, whose spare workers hold its

@@ -32,6 +32,7 @@
 #include "core/reencrypt/unit_hash.h"
 #include "core/job/stream.h"
 #include "core/util/aligned_buffer.h"
+#include "core/util/env.h"
 #include "core/util/error.h"
 #include "core/util/parallel.h"
 
@@ -771,8 +772,7 @@ struct Job::Impl {
   // reader writes the old ciphertext into the free slot as it reads, so a zone two ahead would only wait.
   unsigned zones_ahead() const {
     if (opt.zones_ahead) return std::min(opt.zones_ahead, 2u);
-    if (const char* e = std::getenv("WARPVOL_ZONES_AHEAD"))  // tuning runs (docs/perf)
-      if (const long n = std::strtol(e, nullptr, 10); n == 1 || n == 2) return unsigned(n);
+    if (const auto n = env_number("WARPVOL_ZONES_AHEAD", 1, 2)) return unsigned(*n);  // tuning runs (docs/perf)
     const Part& p0 = parts[0];
     const bool several = opt.engine->concurrency_for(*p0.old_key, p0.new_key.get()) > 1;
     return several && j.resilience == Resilience::Checksum ? 2 : 1;
