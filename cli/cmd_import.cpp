@@ -19,6 +19,7 @@ namespace warpvol::cli {
 void add_new_volume_options(po::options_description& visible);
 void fill_new_volume_options(const po::variables_map& vm, CreateOptions& o, const Context& ctx);
 std::string describe_created(const CreateOptions& o, const CreateResult& r);
+std::string created_time_line(double engine_secs, const CreateResult& r, double secs);
 
 namespace {
 
@@ -66,12 +67,16 @@ class ImportCommand final : public Command {
                                              vm.count("non-interactive") > 0);
     check_new_password(o.credentials.password, "the new volume's password");
     o.pim = o.credentials.pim;
+    const auto t_engine = std::chrono::steady_clock::now();
     o.engine = make_engine(eo);
+    const auto t0 = std::chrono::steady_clock::now();
     ctx.verbose_line("engine " + o.engine->name() + ": " + o.engine->detail());
     ProgressRenderer progress(choose_progress_mode(vm.count("progress-json") > 0, vm.count("quiet") > 0), ctx.err);
     o.fill.progress = [&progress](const ProgressUpdate& u) { progress.update(u); };
     o.fill.summary = [&ctx](const std::string& m) { ctx.verbose_line(m); };
     CreateResult r = create_volume(o);
+    ctx.verbose_line(created_time_line(std::chrono::duration<double>(t0 - t_engine).count(), r,
+                                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
     ProgressUpdate done;
     done.phase = "import";
     done.bytes_done = done.bytes_total = r.plan.data_size;

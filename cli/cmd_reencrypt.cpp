@@ -576,14 +576,18 @@ class ReencryptCommand final : public Command {
     eo.choice = engine_choice_from(vm);
     eo.verbose = [&ctx](const std::string& m) { ctx.verbose_line(m); };
     eo.chains = named_chains(vm);
+    const auto t_engine = Clock::now();
     bo.job.engine = make_engine(eo);
+    const double engine_secs = std::chrono::duration<double>(Clock::now() - t_engine).count();
     ctx.verbose_line("engine " + bo.job.engine->name() + ": " + bo.job.engine->detail());
     bo.job.cancel = ctx.cancel;
     bo.job.notice = [&ctx](const std::string& m) { ctx.message(m); };
     bo.job.summary = [&ctx](const std::string& m) { ctx.verbose_line(m); };
     BatchProgress progress(choose_progress_mode(vm.count("progress-json") > 0, vm.count("quiet") > 0), ctx.err);
     bo.job.progress = [&progress](const ProgressUpdate& u) { progress.update(u); };
+    Clock::time_point t_prepared{};
     bo.on_prepared = [&](const std::vector<reenc::ItemResult>& items, const std::vector<const reenc::Job*>& jobs) {
+      t_prepared = Clock::now();
       for (size_t i = 0; i < items.size(); ++i)
         if (jobs[i] && jobs[i]->resuming())
           ctx.verbose_line(items[i].path + ": resuming the interrupted re-encryption (journal " +
@@ -594,6 +598,15 @@ class ReencryptCommand final : public Command {
     std::vector<reenc::ItemResult> results = reenc::run_batch(reqs, bo);
     progress.finish();
     const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (t_prepared != Clock::time_point{}) {
+      const double pre = std::chrono::duration<double>(t_prepared - t0).count();
+      char line[240];
+      std::snprintf(line, sizeof line,
+                    "time: engine ready in %.3f s; then the pre-flight of %zu container(s) (credentials, key "
+                    "derivations, new headers) %.3f s, the jobs %.3f s",
+                    engine_secs, reqs.size(), pre, secs - pre);
+      ctx.verbose_line(line);
+    }
     return summarize(ctx, results, secs, bo.dry_run);
   }
 

@@ -285,7 +285,9 @@ CreateResult create_volume(const CreateOptions& opt) {
   // the KDF included, leaves no file behind, so the data can go first and the real headers last.
   AtomicFile out(opt.path, opt.force, opt.wrap_file);
   if (opt.force) out.lock_target();
+  const auto t_reserve = std::chrono::steady_clock::now();
   out.reserve(H);  // a full disk or a file-size limit fails here, before the long fill
+  res.reserve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_reserve).count();
   BlockFile& f = out.file();
   write_header_slot(f, header_offset(SlotKind::Hidden, false, H), fake1);
   write_data(opt, plan, f, mk, res);

@@ -74,6 +74,7 @@ struct CreateResult {
   CreatePlan plan;
   std::string fill;  // what the data area holds: "zeros encrypted under a random throw-away key", ...
   double fill_seconds = 0;
+  double reserve_seconds = 0;  // allocating a new file's space before the fill (AtomicFile::reserve)
 };
 
 // Creates the volume. A failure or an interrupt (opt.fill.cancel) removes a partially written new file (block

@@ -688,7 +688,7 @@ TEST_CASE("A fill with no plaintext source encrypts zeros first, then each buffe
   CHECK(zero_chunks <= fo.writers);  // each worker's buffer was cleared once, not once per chunk
 }
 
-TEST_CASE("create and import --verbose say where the fill's threads spent their time; without it, nothing",
+TEST_CASE("create and import --verbose say where the fill's threads and the command's time went; without it, nothing",
           "[create][cli]") {
   TempDir dir;
   const std::string raw = dir.file("raw");
@@ -709,6 +709,10 @@ TEST_CASE("create and import --verbose say where the fill's threads spent their 
       const bool has_line = r.err.find("stream: ") != std::string::npos &&
                             r.err.find("thread-seconds: waiting to read") != std::string::npos;
       CHECK(has_line == verbose);
+      const bool has_time = r.err.find("time: engine ready in ") != std::string::npos &&
+                            r.err.find("reserving the file ") != std::string::npos &&
+                            r.err.find(", the fill ") != std::string::npos;
+      CHECK(has_time == verbose);
     }
   }
 }

@@ -73,9 +73,12 @@ pkill -P "$LOCKER" sleep; kill "$LOCKER"; wait "$LOCKER" 2>/dev/null
 grep -q "in use by another warpvol process" "$T/sum.txt" || fail "busy reason: $(cat "$T/sum.txt")"
 
 "$WV" reencrypt --credentials-file "$C" --hash sha512 --new-encryption serpent --jobs 2 --skip-bad --progress-json \
-  > "$T/sum.txt" 2> "$T/progress.txt"; rc=$?
+  --verbose > "$T/sum.txt" 2> "$T/progress.txt"; rc=$?
 [ $rc = 2 ] || fail "--skip-bad with one bad container: exit $rc (want 2, not all succeeded)"
 [ "$(grep -c ": done" "$T/sum.txt")" = 4 ] || fail "summary: $(cat "$T/sum.txt")"
+# --verbose: where the batch's time went, the pre-flight of all five apart from the jobs.
+grep -q "time: engine ready in [0-9.]* s; then the pre-flight of 5 container(s) .* [0-9.]* s, the jobs [0-9.]* s" \
+  "$T/progress.txt" || fail "batch time line: $(grep -v '^{' "$T/progress.txt")"
 python3 - "$T/progress.txt" <<'EOF' || fail "progress JSON: $(head -5 "$T/progress.txt")"
 import json, sys
 n = 0
