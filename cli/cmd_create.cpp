@@ -88,8 +88,8 @@ void fill_new_volume_options(const po::variables_map& vm, CreateOptions& o, cons
 std::string created_time_line(double engine_secs, const CreateResult& r, double secs) {
   char line[240];
   std::snprintf(line, sizeof line,
-                "time: engine ready in %.3f s; then reserving the file %.3f s, the fill %.3f s, the rest (fake "
-                "headers, headers, commit) %.3f s",
+                "time: engine ready in %.3f s; then reserving the file %.3f s, the fill %.3f s, the rest "
+                "(headers, the end of their key derivation, commit) %.3f s",
                 engine_secs, r.reserve_seconds, r.fill_seconds,
                 std::max(0.0, secs - r.reserve_seconds - r.fill_seconds));
   return line;
