@@ -5,8 +5,8 @@
 
 namespace warpvol {
 
-// The leading whole number of environment variable `name` (strtol: none reads as 0) when it is set and within
-// [lo, hi]; nullopt otherwise.
+// Environment variable `name` as a whole number when it is one (nothing else in it: empty, "8x" or "1.5" read as
+// unset, so a stray value never becomes 0) and within [lo, hi]; nullopt otherwise.
 std::optional<long> env_number(const char* name, long lo, long hi);
 
 }  // namespace warpvol
