@@ -1,7 +1,9 @@
 #include "core/format/header_writer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <future>
+#include <thread>
 
 #include "core/kdf/keyfiles.h"
 #include "core/util/error.h"
@@ -128,13 +130,87 @@ HeaderFields hidden_volume_fields(const HiddenLayout& l, uint32_t sector_size, C
 }
 
 HeaderKey new_header_key(ChainId chain, const KdfChoice& kdf, const LockedBytes& kdf_password) {
-  HeaderKey k;
-  k.chain = chain;
-  random_bytes(k.salt.data(), k.salt.size());
-  const size_t K2 = 2 * chain_info(chain).key_size();
-  k.key = LockedBytes(K2);
-  derive_header_key(kdf, kdf_password, k.salt.data(), k.key.data(), K2);
-  return k;
+  return std::move(new_header_keys({{chain, &kdf, &kdf_password}}).front());
+}
+
+std::vector<HeaderKey> new_header_keys(const std::vector<HeaderKeySpec>& specs, unsigned threads) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<HeaderKey> keys(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    keys[i].chain = specs[i].chain;
+    random_bytes(keys[i].salt.data(), keys[i].salt.size());
+    keys[i].key = LockedBytes(2 * chain_info(specs[i].chain).key_size());
+  }
+  // Groups of keys derived together: one PBKDF2 PRF, iteration count and password each; Argon2id keys alone
+  // (its output is not prefix-stable and it has no lanes).
+  auto same = [&](const HeaderKeySpec& a, const HeaderKeySpec& b) {
+    const LockedBytes &pa = *a.kdf_password, &pb = *b.kdf_password;
+    return a.kdf->prf != PrfId::Argon2id && a.kdf->prf == b.kdf->prf && a.kdf->iterations == b.kdf->iterations &&
+           pa.size() == pb.size() && std::equal(pa.data(), pa.data() + pa.size(), pb.data());
+  };
+  std::vector<std::vector<size_t>> groups;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& gr) { return same(specs[gr[0]], specs[i]); });
+    if (g == groups.end())
+      groups.push_back({i});
+    else
+      g->push_back(i);
+  }
+  auto blocks_of = [&](size_t i) {
+    const KdfChoice& kdf = *specs[i].kdf;
+    if (kdf.prf == PrfId::Argon2id) return size_t(1);
+    const size_t d = prf_info(kdf.prf).digest_size;
+    return (keys[i].key.size() + d - 1) / d;
+  };
+  size_t total = 0;
+  for (size_t i = 0; i < specs.size(); ++i) total += blocks_of(i);
+  auto derive_group = [&](const std::vector<size_t>& g, unsigned t) {
+    const HeaderKeySpec& s = specs[g[0]];
+    if (s.kdf->prf == PrfId::Argon2id) {
+      derive_header_key(*s.kdf, *s.kdf_password, keys[g[0]].salt.data(), keys[g[0]].key.data(),
+                        keys[g[0]].key.size());
+      return;
+    }
+    const size_t d = prf_info(s.kdf->prf).digest_size;
+    size_t nb = 0;
+    for (size_t i : g) nb += blocks_of(i);
+    SecureBytes out(nb * d);  // key i's blocks, then the next key's
+    std::vector<Pbkdf2Block> blocks;
+    for (size_t i : g)
+      for (size_t b = 0; b < blocks_of(i); ++b)
+        blocks.push_back({keys[i].salt.data(), kSaltSize, uint32_t(b + 1), out.data() + blocks.size() * d});
+    pbkdf2_many(s.kdf->prf, s.kdf_password->data(), s.kdf_password->size(), blocks.data(), blocks.size(),
+                s.kdf->iterations, t);
+    const uint8_t* p = out.data();
+    for (size_t i : g) {
+      std::memcpy(keys[i].key.data(), p, keys[i].key.size());
+      p += blocks_of(i) * d;
+    }
+  };
+  std::vector<std::future<void>> futs;
+  for (size_t k = 1; k < groups.size(); ++k) {
+    size_t nb = 0;
+    for (size_t i : groups[k]) nb += blocks_of(i);
+    const unsigned t = unsigned(std::max<size_t>(1, threads * nb / total));
+    futs.push_back(std::async(std::launch::async, [&derive_group, &g = groups[k], t] { derive_group(g, t); }));
+  }
+  std::exception_ptr err;
+  try {
+    size_t nb = 0;
+    for (size_t i : groups[0]) nb += blocks_of(i);
+    derive_group(groups[0], unsigned(std::max<size_t>(1, threads * nb / total)));
+  } catch (...) {
+    err = std::current_exception();
+  }
+  for (auto& f : futs) {
+    try {
+      f.get();
+    } catch (...) {
+      if (!err) err = std::current_exception();
+    }
+  }
+  if (err) std::rethrow_exception(err);
+  return keys;
 }
 
 EncryptedHeader seal_header(const HeaderFields& fields, const HeaderKey& key) {
@@ -154,26 +230,10 @@ EncryptedHeader build_header(const HeaderFields& fields, ChainId chain, const Kd
 
 std::vector<EncryptedHeader> build_headers(const HeaderFields& fields, ChainId chain, const KdfChoice& kdf,
                                            const LockedBytes& kdf_password, size_t count) {
-  std::vector<std::future<EncryptedHeader>> futs;
-  for (size_t i = 1; i < count; ++i)
-    futs.push_back(std::async(std::launch::async, [&] { return build_header(fields, chain, kdf, kdf_password); }));
   std::vector<EncryptedHeader> out;
-  std::exception_ptr err;
-  if (count) {
-    try {
-      out.push_back(build_header(fields, chain, kdf, kdf_password));
-    } catch (...) {
-      err = std::current_exception();
-    }
-  }
-  for (auto& f : futs) {
-    try {
-      out.push_back(f.get());
-    } catch (...) {
-      if (!err) err = std::current_exception();
-    }
-  }
-  if (err) std::rethrow_exception(err);
+  if (count == 0) return out;
+  const std::vector<HeaderKey> keys = new_header_keys(std::vector<HeaderKeySpec>(count, {chain, &kdf, &kdf_password}));
+  for (const HeaderKey& k : keys) out.push_back(seal_header(fields, k));
   return out;
 }
 

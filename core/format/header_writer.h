@@ -63,13 +63,23 @@ struct HeaderKey {
 };
 // Fresh random salt, key derived from kdf_password (the KDF runs here: 0.1 .. a few seconds).
 HeaderKey new_header_key(ChainId chain, const KdfChoice& kdf, const LockedBytes& kdf_password);
+// Several header keys at once, each with its own fresh salt (the KDFs of a job's headers: a volume's primary and
+// backup, a re-encryption's marked and final headers). The PBKDF2 blocks of the keys that share a password and KDF
+// are derived together (pbkdf2_many: SIMD lanes where the cores are fewer than the blocks); different passwords or
+// KDFs run side by side, sharing `threads` threads (0 = every core) by their number of blocks.
+struct HeaderKeySpec {
+  ChainId chain{};
+  const KdfChoice* kdf = nullptr;
+  const LockedBytes* kdf_password = nullptr;
+};
+std::vector<HeaderKey> new_header_keys(const std::vector<HeaderKeySpec>& specs, unsigned threads = 0);
 // Serializes `fields` (both CRCs computed here), prepends the key's salt and encrypts (spec §6.4).
 EncryptedHeader seal_header(const HeaderFields& fields, const HeaderKey& key);
 
 // new_header_key + seal_header.
 EncryptedHeader build_header(const HeaderFields& fields, ChainId chain, const KdfChoice& kdf,
                              const LockedBytes& kdf_password);
-// `count` headers of the same fields, each with its own fresh salt; the KDFs run in parallel.
+// `count` headers of the same fields, each with its own fresh salt; the KDFs run together (new_header_keys).
 std::vector<EncryptedHeader> build_headers(const HeaderFields& fields, ChainId chain, const KdfChoice& kdf,
                                            const LockedBytes& kdf_password, size_t count);
 

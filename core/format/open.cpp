@@ -175,9 +175,11 @@ class Search {
       }
       const uint32_t blocks = uint32_t((c->need_bytes + c->digest - 1) / c->digest);
       c->block_done.assign(blocks + 1, false);
-      // A PRF computed in SIMD lanes (BLAKE2s with AVX2: 8 blocks for the price of ~2) derives all its blocks in
-      // one task in the first stage: the 192 bytes cost about what the first 64 would alone.
-      if (const uint32_t width = uint32_t(pbkdf2_lane_width(c->kdf.prf)); width > 1 && !tc) {
+      // A PRF computed in SIMD lanes whose first 64 bytes take several blocks (BLAKE2s with AVX2: 8 blocks for the
+      // price of ~2) derives all its blocks in one task in the first stage: the 192 bytes cost about what the first
+      // 64 would alone. SHA-512's first block alone is an AES key (the common volume): its blocks stay tasks of
+      // their own, so that key is ready after one block's time, not after a pass of the lanes.
+      if (const uint32_t width = uint32_t(pbkdf2_lane_width(c->kdf.prf)); width > 1 && !tc && c->digest < 64) {
         for (uint32_t b = 1; b <= blocks; b += width)
           tasks.push_back({c.get(), b, 1, order++, std::min(width, blocks - b + 1)});
         continue;

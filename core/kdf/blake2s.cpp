@@ -124,6 +124,8 @@ constexpr size_t kLanesWorthAvx2 = 3;
 
 size_t lane_width() { return active_isa() >= IsaLevel::Avx2 ? 8 : 1; }
 
+double lane_pass_cost() { return active_isa() >= IsaLevel::Avx2 ? 2.0 : 1.0; }
+
 bool pbkdf2_hmac_lanes(const uint8_t* pw, size_t pw_len, const Pbkdf2Block* lanes, size_t n,
                        uint32_t iterations, const std::atomic<bool>* cancel) {
   // HMAC key block; the chaining values after the ipad and opad blocks are shared by every lane.

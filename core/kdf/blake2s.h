@@ -21,6 +21,9 @@ bool pbkdf2_hmac_lanes(const uint8_t* password, size_t password_len, const Pbkdf
 
 // Lanes one pass of the active instruction set computes for the price of one: 8 with AVX2, else 1.
 size_t lane_width();
+// What one pass costs, in the time of one chain on the portable path: about 2 with AVX2 (docs/perf/design-figures.md,
+// "BLAKE2s and SHA-2 PBKDF2"); 1 without lanes.
+double lane_pass_cost();
 
 namespace detail {
 // The HMAC iterations 2..iterations of up to 8 chains. u[lane] holds U_1 and acc[lane] the running XOR (U_1 at

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/kdf/blake2s.h"
+#include "core/kdf/sha512_lanes.h"
 #include "core/kdf/streebog.h"
 #include "core/kdf/whirlpool.h"
 #include "core/util/bytes.h"
@@ -358,11 +359,26 @@ bool pbkdf2_block_cancellable(PrfId prf, const uint8_t* pw, size_t pw_len, const
   throw Error(ErrorKind::Usage, "Argon2id is not a PBKDF2 PRF");
 }
 
-size_t pbkdf2_lane_width(PrfId prf) { return prf == PrfId::Blake2s ? blake2s::lane_width() : 1; }
+size_t pbkdf2_lane_width(PrfId prf) {
+  switch (prf) {
+    case PrfId::Blake2s: return blake2s::lane_width();
+    case PrfId::Sha512: return sha512::lane_width();
+    default: return 1;
+  }
+}
+
+double pbkdf2_lane_pass_cost(PrfId prf) {
+  switch (prf) {
+    case PrfId::Blake2s: return blake2s::lane_pass_cost();
+    case PrfId::Sha512: return sha512::lane_pass_cost();
+    default: return 1.0;
+  }
+}
 
 bool pbkdf2_blocks_cancellable(PrfId prf, const uint8_t* pw, size_t pw_len, const Pbkdf2Block* blocks, size_t n,
                                uint32_t iterations, const std::atomic<bool>* cancel) {
   if (prf == PrfId::Blake2s) return blake2s::pbkdf2_hmac_lanes(pw, pw_len, blocks, n, iterations, cancel);
+  if (prf == PrfId::Sha512) return sha512::pbkdf2_hmac_lanes(pw, pw_len, blocks, n, iterations, cancel);
   for (size_t i = 0; i < n; ++i)
     if (!pbkdf2_block_cancellable(prf, pw, pw_len, blocks[i].salt, blocks[i].salt_len, iterations,
                                   blocks[i].block_index, blocks[i].out, cancel))
@@ -377,12 +393,40 @@ void pbkdf2_block(PrfId prf, const uint8_t* pw, size_t pw_len, const uint8_t* sa
 }
 
 // The output's blocks are independent, and a header key is several of them (a cascade's 192 bytes are 3 SHA-512 or
-// 6 SHA-256 blocks), each as costly as a single cipher's whole key: on cores of their own (and BLAKE2s's lanes)
-// the key takes one block's time instead of 3-6 (creating a volume, changing its password, a re-encryption's new
-// headers). Below kParallelIterations a block costs less than starting a thread.
+// 6 SHA-256 blocks), each as costly as a single cipher's whole key: on cores of their own the key takes one block's
+// time instead of 3-6 (creating a volume, changing its password, a re-encryption's new headers); where the blocks
+// outnumber the cores (a batch's pre-flight, a 2-core machine) the lanes compute several for the price of about two.
+void pbkdf2_many(PrfId prf, const uint8_t* pw, size_t pw_len, const Pbkdf2Block* blocks, size_t n,
+                 uint32_t iterations, unsigned threads) {
+  constexpr uint32_t kParallelIterations = 1000;
+  if (n == 0) return;
+  if (iterations < kParallelIterations) threads = 1;
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  // In the time of one block alone: a thread per block takes max(1, n / threads); min(threads, n) threads with k
+  // blocks each take ceil(k / width) passes of the lanes (a lone block costs one block).
+  const size_t width = pbkdf2_lane_width(prf), t = std::min<size_t>(threads, n), k = (n + t - 1) / t;
+  const double per_block = std::max(1.0, double(n) / threads);
+  const double in_lanes = k < 2 ? 1.0 : double((k + width - 1) / width) * pbkdf2_lane_pass_cost(prf);
+  const bool lanes = width > 1 && in_lanes < per_block;
+  const size_t parts = lanes ? t : threads == 1 ? 1 : std::min<size_t>(n, 64);
+  std::vector<char> done(parts, 0);
+  run_parts(unsigned(parts), [&](unsigned p) {  // part p: blocks [n p / parts, n (p + 1) / parts)
+    const size_t a = n * p / parts, b = n * (p + 1) / parts;
+    if (lanes) {
+      done[p] = pbkdf2_blocks_cancellable(prf, pw, pw_len, blocks + a, b - a, iterations, nullptr);
+      return;
+    }
+    bool ok = true;
+    for (size_t i = a; ok && i < b; ++i)
+      ok = pbkdf2_block_cancellable(prf, pw, pw_len, blocks[i].salt, blocks[i].salt_len, iterations,
+                                    blocks[i].block_index, blocks[i].out, nullptr);
+    done[p] = ok;
+  });
+  if (std::find(done.begin(), done.end(), 0) != done.end()) throw Error(ErrorKind::Interrupted, "interrupted");
+}
+
 void pbkdf2(PrfId prf, const uint8_t* pw, size_t pw_len, const uint8_t* salt, size_t salt_len, uint32_t iterations,
             uint8_t* out, size_t out_len) {
-  constexpr uint32_t kParallelIterations = 1000;
   const size_t d = prf_info(prf).digest_size;
   if (d == 0) throw Error(ErrorKind::Usage, "Argon2id is not a PBKDF2 PRF");
   const size_t nblocks = (out_len + d - 1) / d;
@@ -390,20 +434,7 @@ void pbkdf2(PrfId prf, const uint8_t* pw, size_t pw_len, const uint8_t* salt, si
   SecureBytes all(nblocks * d);
   std::vector<Pbkdf2Block> blocks;
   for (size_t i = 0; i < nblocks; ++i) blocks.push_back({salt, salt_len, uint32_t(i + 1), all.data() + i * d});
-  const size_t lanes = std::max<size_t>(1, pbkdf2_lane_width(prf));
-  const size_t groups = (nblocks + lanes - 1) / lanes;  // one call of pbkdf2_blocks_cancellable each
-  const size_t threads = iterations < kParallelIterations
-                             ? 1
-                             : std::min<size_t>(groups, std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<char> done(threads, 0);
-  run_parts(unsigned(threads), [&](unsigned t) {
-    bool ok = true;
-    for (size_t g = t; ok && g < groups; g += threads)
-      ok = pbkdf2_blocks_cancellable(prf, pw, pw_len, &blocks[g * lanes], std::min(lanes, nblocks - g * lanes),
-                                     iterations, nullptr);
-    done[t] = ok;
-  });
-  if (std::find(done.begin(), done.end(), 0) != done.end()) throw Error(ErrorKind::Interrupted, "interrupted");
+  pbkdf2_many(prf, pw, pw_len, blocks.data(), blocks.size(), iterations, 0);
   std::memcpy(out, all.data(), out_len);
 }
 

@@ -64,8 +64,17 @@ struct Pbkdf2Block {
 bool pbkdf2_blocks_cancellable(PrfId prf, const uint8_t* password, size_t password_len, const Pbkdf2Block* blocks,
                                size_t n, uint32_t iterations, const std::atomic<bool>* cancel);
 size_t pbkdf2_lane_width(PrfId prf);  // 1 = no lanes (one block costs one block)
-// Whole PBKDF2 output of out_len bytes; from 1000 iterations its blocks run on threads of their own. Throws
-// Error(Interrupted) when the process-wide stop (kdf_stop.h) was requested.
+double pbkdf2_lane_pass_cost(PrfId prf);  // one pass of the lanes, in the time of one block alone (1 = no lanes)
+// Blocks of one password and iteration count (any salts and block indexes: several header keys at once) on up to
+// `threads` cores (0 = every core), whichever way ends first: a thread per block (the cores share them out), or
+// min(threads, n) threads that each compute their share in SIMD lanes where the PRF has lanes. So with free cores
+// every block gets its own, and where the blocks outnumber the cores (a batch's pre-flight, a 2-core machine) a
+// pass of the lanes computes several for the price of about two. Below 1000 iterations a block costs less than
+// starting a thread: one thread. Throws Error(Interrupted) when the process-wide stop was requested.
+void pbkdf2_many(PrfId prf, const uint8_t* password, size_t password_len, const Pbkdf2Block* blocks, size_t n,
+                 uint32_t iterations, unsigned threads);
+// Whole PBKDF2 output of out_len bytes (pbkdf2_many of its blocks on every core). Throws Error(Interrupted) when the
+// process-wide stop (kdf_stop.h) was requested.
 void pbkdf2(PrfId prf, const uint8_t* password, size_t password_len, const uint8_t* salt, size_t salt_len,
             uint32_t iterations, uint8_t* out, size_t out_len);
 // Argon2id v1.3, lanes = threads = 1, as VeraCrypt calls it. Throws Error(Format) on failure (e.g. memory) and

@@ -319,25 +319,17 @@ struct Job::Impl {
       file->read_at(header_offset(o.slot, true, H), p.rec.orig_backup.data(), kHeaderSize);
     }
     // Three KDFs per volume: old credentials (marked primary), new credentials twice (final primary; final backup,
-    // whose salt and header key the marked backup shares).
-    std::vector<std::future<HeaderKey>> futs;
+    // whose salt and header key the marked backup shares). Derived together, on the cores the open was given (a
+    // batch shares the machine between its containers).
+    std::vector<HeaderKeySpec> specs;
     for (size_t i = 0; i < builds.size(); ++i) {
-      Build& b = builds[i];
+      const Build& b = builds[i];
       const Part& p = parts[i];
-      futs.push_back(std::async(std::launch::async, [&b, &p] { return new_header_key(p.rec.old_chain, b.old_kdf, b.old_pw); }));
-      futs.push_back(std::async(std::launch::async, [&b, &p] { return new_header_key(p.rec.new_chain, b.new_kdf, b.new_pw); }));
-      futs.push_back(std::async(std::launch::async, [&b, &p] { return new_header_key(p.rec.new_chain, b.new_kdf, b.new_pw); }));
+      specs.push_back({p.rec.old_chain, &b.old_kdf, &b.old_pw});
+      specs.push_back({p.rec.new_chain, &b.new_kdf, &b.new_pw});
+      specs.push_back({p.rec.new_chain, &b.new_kdf, &b.new_pw});
     }
-    std::vector<HeaderKey> keys;
-    std::exception_ptr err;
-    for (auto& f : futs) {
-      try {
-        keys.push_back(f.get());
-      } catch (...) {
-        if (!err) err = std::current_exception();
-      }
-    }
-    if (err) std::rethrow_exception(err);
+    const std::vector<HeaderKey> keys = new_header_keys(specs, req.open.kdf_threads);
     for (size_t i = 0; i < builds.size(); ++i) {
       Build& b = builds[i];
       Part& p = parts[i];

@@ -31,7 +31,8 @@ TEST_CASE("PBKDF2 vectors, every PRF", "[vectors][pbkdf2]") {
 
 TEST_CASE("PBKDF2 of several blocks, on threads of their own from 1000 iterations, equals PBKDF2 spelled out over HMAC",
           "[vectors][pbkdf2]") {
-  // 999 iterations: the blocks one after the other; 1000: each block (each group of BLAKE2s lanes) on a thread.
+  // 999 iterations: the blocks one after the other (or in lanes); 1000: each block on a thread, or lanes on fewer
+  // threads where they end sooner.
   const std::vector<uint8_t> pw{'p', 'a', 's', 's', 'w', 'o', 'r', 'd'}, salt(64, 0xa5);
   for (PrfId prf : {PrfId::Sha512, PrfId::Sha256, PrfId::Blake2s, PrfId::Whirlpool, PrfId::Streebog, PrfId::Ripemd160,
                     PrfId::Sha1}) {
@@ -184,38 +185,58 @@ TEST_CASE("Keyfile pool of large keyfiles read in pieces equals the whole-file p
   }
 }
 
-TEST_CASE("PBKDF2-HMAC-BLAKE2s in lanes equals Crypto++'s HMAC, every ISA level and lane count",
-          "[vectors][pbkdf2][blake2s]") {
-  // The reference goes through hmac_bytes, i.e. Crypto++'s BLAKE2s.
+TEST_CASE("PBKDF2 in SIMD lanes (BLAKE2s, SHA-512) equals PBKDF2 spelled out over HMAC, every ISA level and lane "
+          "count", "[vectors][pbkdf2][blake2s][sha512]") {
+  // The reference goes through hmac_bytes: Crypto++'s BLAKE2s, OpenSSL's SHA-512.
   std::mt19937_64 rng(2026);
   auto bytes = [&](size_t n) {
     std::vector<uint8_t> v(n);
     for (auto& b : v) b = uint8_t(rng());
     return v;
   };
-  for (IsaLevel l : {IsaLevel::Portable, IsaLevel::Avx2}) {
+  const auto vectors = wvtest::load_vectors("pbkdf2.json");
+  for (IsaLevel l : {IsaLevel::Portable, IsaLevel::Avx2, IsaLevel::Avx512}) {
     if (int(l) > int(detected_isa())) {
       WARN("skipping the " << isa_name(l) << " lanes: this CPU lacks the instructions");
       continue;
     }
     set_isa_override(l);
-    for (size_t n : {1u, 2u, 3u, 6u, 8u, 9u, 17u}) {
-      for (uint32_t it : {1u, 2u, 3u, 1025u}) {
-        const auto pw = bytes(n == 17 ? 100 : 5 + n);  // 100 bytes: a key longer than the block is hashed first
-        std::vector<std::vector<uint8_t>> salts, outs;
-        std::vector<Pbkdf2Block> blocks;
-        for (size_t k = 0; k < n; ++k) {
-          salts.push_back(bytes(k % 3 == 0 ? 64 : 13 + k));
-          outs.emplace_back(32);
-        }
-        for (size_t k = 0; k < n; ++k)
-          blocks.push_back({salts[k].data(), salts[k].size(), uint32_t(1 + (k * 7) % 11), outs[k].data()});
-        REQUIRE(pbkdf2_blocks_cancellable(PrfId::Blake2s, pw.data(), pw.size(), blocks.data(), n, it, nullptr));
-        for (size_t k = 0; k < n; ++k) {
-          INFO(isa_name(l) << ", " << n << " lanes, lane " << k << ", " << it << " iterations");
-          CHECK(outs[k] == wvtest::pbkdf2_over_hmac(PrfId::Blake2s, pw, salts[k], it, blocks[k].block_index));
+    for (PrfId prf : {PrfId::Blake2s, PrfId::Sha512}) {
+      const size_t d = prf_info(prf).digest_size;
+      for (size_t n : {1u, 2u, 3u, 4u, 5u, 6u, 8u, 9u, 17u}) {
+        for (uint32_t it : {1u, 2u, 3u, 1025u}) {
+          // 100 / 200 bytes: a key longer than the HMAC block is hashed first
+          const auto pw = bytes(n == 17 ? (d == 64 ? 200 : 100) : 5 + n);
+          std::vector<std::vector<uint8_t>> salts, outs;
+          std::vector<Pbkdf2Block> blocks;
+          for (size_t k = 0; k < n; ++k) {
+            salts.push_back(bytes(k % 3 == 0 ? 64 : 13 + k));
+            outs.emplace_back(d);
+          }
+          for (size_t k = 0; k < n; ++k)
+            blocks.push_back({salts[k].data(), salts[k].size(), uint32_t(1 + (k * 7) % 11), outs[k].data()});
+          REQUIRE(pbkdf2_blocks_cancellable(prf, pw.data(), pw.size(), blocks.data(), n, it, nullptr));
+          for (size_t k = 0; k < n; ++k) {
+            INFO(prf_info(prf).name << ", " << isa_name(l) << ", " << n << " lanes, lane " << k << ", " << it
+                                    << " iterations");
+            CHECK(outs[k] == wvtest::pbkdf2_over_hmac(prf, pw, salts[k], it, blocks[k].block_index));
+          }
         }
       }
+    }
+    // The known answers of every PBKDF2-HMAC-SHA-512 vector, all of its blocks in one call (lanes where there are).
+    for (const auto& v : vectors["vectors"]) {
+      if (wvtest::prf_from_vector_name(v["prf"]) != PrfId::Sha512) continue;
+      auto pw = wvtest::hex_bytes(v["password_hex"]), salt = wvtest::hex_bytes(v["salt_hex"]);
+      const size_t dklen = v["dklen"].get<size_t>(), nb = (dklen + 63) / 64;
+      std::vector<uint8_t> out(nb * 64);
+      std::vector<Pbkdf2Block> blocks;
+      for (size_t b = 0; b < nb; ++b) blocks.push_back({salt.data(), salt.size(), uint32_t(b + 1), out.data() + 64 * b});
+      REQUIRE(pbkdf2_blocks_cancellable(PrfId::Sha512, pw.data(), pw.size(), blocks.data(), nb, v["iterations"],
+                                        nullptr));
+      out.resize(dklen);
+      INFO(isa_name(l) << ", it=" << v["iterations"] << ", " << dklen << " bytes");
+      CHECK(to_hex(out) == v["dk_hex"].get<std::string>());
     }
     set_isa_override(std::nullopt);
   }
