@@ -65,6 +65,11 @@ class BlockFile {
   // when this file cannot do it for this request (then read_at); the first refusal of an aligned request turns it
   // off for good. Thread-safe.
   virtual bool read_at_direct(uint64_t offset, uint8_t* buf, size_t len) { return false; }
+  // Copies [src_offset, src_offset + len) of `src` to [offset, offset + len) of this file inside the kernel
+  // (copy_file_range: from one file's pages to the other's, no buffer of ours in between, one copy per byte).
+  // Returns false, having written nothing, where these two files cannot (another kind of file, file systems that
+  // refuse, block devices): then read and write_at. Throws Error(Io) on a real error. Default: not supported.
+  virtual bool copy_range_from(BlockFile& src, uint64_t src_offset, uint64_t offset, uint64_t len) { return false; }
   // Whether several threads writing disjoint ranges at once add throughput. Block devices: yes (Linux takes no
   // inode lock for their writes). A regular file: no. Its writes serialise on the inode's lock in Linux file
   // systems (buffered writes everywhere; tmpfs's O_DIRECT is buffered too), and writers waiting for that lock spin

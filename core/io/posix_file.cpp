@@ -79,6 +79,25 @@ class PosixFile final : public BlockFile {
     return true;
   }
   bool parallel_writes() const override { return block_device_; }
+  bool copy_range_from(BlockFile& src, uint64_t src_off, uint64_t off, uint64_t len) override {
+    auto* from = dynamic_cast<PosixFile*>(&src);
+    if (!from || !writable_ || block_device_ || from->block_device_) return false;
+    if (src_off + len > from->size_ || src_off + len < src_off)
+      throw IoError(ErrorKind::Io, from->path_ + ": read past the end of the file", EIO);
+    loff_t in = loff_t(src_off), out = loff_t(off);
+    for (uint64_t left = len; left;) {
+      const ssize_t r = ::copy_file_range(from->fd_, &in, fd_, &out, size_t(left), 0);
+      if (r < 0 && errno == EINTR) continue;
+      // Refused before a byte was copied (a file system or kernel without it): the caller copies through memory.
+      if (r < 0 && left == len && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP))
+        return false;
+      if (r < 0) throw_io_errno(path_ + ": copy from " + from->path_, errno);
+      if (r == 0) throw IoError(ErrorKind::Io, from->path_ + ": unexpected end of file", EIO);
+      left -= uint64_t(r);
+    }
+    grow_to(off + len);
+    return true;
+  }
   void truncate(uint64_t n) override {
     if (::ftruncate(fd_, off_t(n)) != 0) throw_io_errno(path_ + ": truncate", errno);
     size_.store(n);

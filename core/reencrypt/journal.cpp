@@ -224,6 +224,9 @@ class FileJournalStore final : public JournalStore {
   }
 
   void write_at(uint64_t offset, const uint8_t* data, size_t size) override { live().write_at(offset, data, size); }
+  bool copy_range_from(BlockFile& src, uint64_t src_offset, uint64_t offset, uint64_t size) override {
+    return live().copy_range_from(src, src_offset, offset, size);
+  }
   void sync() override { live().sync(); }
 
   void remove() override {

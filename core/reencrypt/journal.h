@@ -249,6 +249,9 @@ class JournalStore {
   // A new file of `size` bytes (zero where no piece is), pieces at their offsets.
   virtual void create(uint64_t size, const std::vector<JournalPiece>& pieces) = 0;
   virtual void write_at(uint64_t offset, const uint8_t* data, size_t size) = 0;
+  // [src_offset, + size) of `src` into the current file at `offset` inside the kernel (BlockFile::copy_range_from);
+  // false, having written nothing, where it cannot: then write_at.
+  virtual bool copy_range_from(BlockFile& src, uint64_t src_offset, uint64_t offset, uint64_t size) { return false; }
   virtual void sync() = 0;
   virtual void remove() = 0;
 };

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <future>
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -590,6 +591,22 @@ struct Job::Impl {
     JournalState sentinel;      // only has_sentinel/sentinel used
   };
 
+  // The old ciphertext of zone [off, off + len) into the free slot's protection region at prot_at, once the slot
+  // is free: inside the kernel, or through a buffer where the files cannot (the zone is unchanged on disk until Z_k).
+  void copy_zone_to_slot(uint64_t off, uint64_t len, uint64_t prot_at, const std::function<void()>& wait_free) {
+    wait_free();
+    const auto t0 = StageTimes::Clock::now();
+    if (!store->copy_range_from(*rfile, j.range_offset + off, prot_at, len)) {
+      std::vector<uint8_t> buf(size_t(std::min<uint64_t>(len, kZonePiece)));
+      for (uint64_t done = 0; done < len; done += buf.size()) {
+        const size_t n = size_t(std::min<uint64_t>(buf.size(), len - done));
+        rfile->read_at(j.range_offset + off + done, buf.data(), n);
+        store->write_at(prot_at + done, buf.data(), n);
+      }
+    }
+    StageTimes::add(times.protect, t0);
+  }
+
   // P_k: reads zone [off, ...), re-encrypts it in memory, and writes its protection into the protection region of
   // journal slot `slot`. That slot may still hold the newest committed state when P_k starts: every write into it
   // waits for `slot_free` (ready once the commit that supersedes that state returned; none: free already).
@@ -632,14 +649,24 @@ struct Job::Impl {
       StageTimes::add(times.engine, t0);
     };
     t.slots = opt.engine->concurrency_for(*p0.old_key, p0.new_key.get());
+    // Journal mode: the old ciphertext of the zone goes into the slot. One thread copies it there beside the
+    // readers (once the slot is free), inside the kernel where the two files allow it (copy_range_from: page cache
+    // to page cache, one copy), and the readers only add what they read to the digest, before the engine
+    // overwrites it. When each reader wrote its own piece, they queued on the journal's inode lock and spun there
+    // (docs/perf/measurements-2026-11-29-session23.md). Nothing writes the zone in the container before Z_k, which
+    // waits for this copy (the future's end, below).
+    const bool readers_copy = journal && journal_copy_by_readers();
+    std::future<void> slot_copy;
+    if (journal && !readers_copy)
+      slot_copy = std::async(std::launch::async, [&] { copy_zone_to_slot(off, z.len, prot_at, wait_free); });
     auto source = [&](uint64_t pos, uint8_t* buf, size_t len) {
       auto t0 = StageTimes::Clock::now();
       rfile->read_at(j.range_offset + off + pos, buf, len);
       StageTimes::add(times.read, t0);
-      if (journal) {  // the old ciphertext into the slot, before the engine overwrites it in place
-        wait_free();
+      if (journal) {  // the old ciphertext into the digest (and the slot), before the engine overwrites it in place
+        if (readers_copy) wait_free();
         t0 = StageTimes::Clock::now();
-        store->write_at(prot_at + pos, buf, len);
+        if (readers_copy) store->write_at(prot_at + pos, buf, len);
         digest.add(pos, buf, len);
         StageTimes::add(times.protect, t0);
       }
@@ -680,6 +707,7 @@ struct Job::Impl {
     };
     stream_area(z.len, source, t, sink, so);
     if (journal) {
+      if (slot_copy.valid()) slot_copy.get();  // rethrows the copy's error, or the failed commit's
       z.digest = digest.finish();
     } else {
       const auto t0 = StageTimes::Clock::now();
@@ -762,6 +790,16 @@ struct Job::Impl {
   // engine takes several callers and protection is checksums (P_{k+1} and P_{k+2}): then the reads and the GPU's
   // round trips of two zones overlap the writes of one, which alone bound the job. Journal resilience keeps 1: its
   // reader writes the old ciphertext into the free slot as it reads, so a zone two ahead would only wait.
+  // WARPVOL_JOURNAL_COPY=readers: each reader writes its piece into the slot, as before the one copying thread
+  // (a measurement knob for bench/jobs.sh, README "Measurement knobs").
+  static bool journal_copy_by_readers() {
+    static const bool r = [] {
+      const char* e = std::getenv("WARPVOL_JOURNAL_COPY");
+      return e && std::string_view(e) == "readers";
+    }();
+    return r;
+  }
+
   unsigned zones_ahead() const {
     if (opt.zones_ahead) return std::min(opt.zones_ahead, 2u);
     if (const auto n = env_number("WARPVOL_ZONES_AHEAD", 1, 2)) return unsigned(*n);  // tuning runs (docs/perf)

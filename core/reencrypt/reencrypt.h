@@ -31,8 +31,10 @@
 //     open refuses them pointing to `reencrypt --resume`, with either set of credentials.
 // For each hot zone k = [a, b) of the range (at most hotzone bytes):
 //   P_k  read the old ciphertext of [a, b); re-encrypt it in memory; protection = checksum: per 512-byte unit
-//        a 128-bit hash of its NEW ciphertext (journal.h, UnitHash) | journal: a copy of the OLD ciphertext;
-//        written into the free slot's protection region (not synced yet) and its digest computed;
+//        a 128-bit hash of its NEW ciphertext (journal.h, UnitHash) | journal: a copy of the OLD ciphertext
+//        (copied from the container by one thread, inside the kernel where the files allow it; the readers
+//        digest what they read: [a, b) is unchanged on disk until W_k); written into the free slot's protection
+//        region (not synced yet) and its digest computed;
 //        sentinel = SHA-256 of the old ciphertext of the unit at b. P_k runs beside Z_{k-1} and W_{k-1}; its
 //        writes into the free slot wait until Z_{k-1} returned (before that, the slot P_k writes holds the newest
 //        committed state). So the protection copy overlaps the data writes (a different file, which the file

@@ -651,3 +651,32 @@ TEST_CASE("io: a mount spec carries an unfinished system encryption's encrypted 
   CHECK_THROWS_AS(mount::parse_spec(body.data(), body.size()), Error);
 }
 
+
+TEST_CASE("io: copy_range_from copies a range between two files inside the kernel, or says it cannot", "[io]") {
+  wvtest::TempDir dir;
+  const auto data = pattern(3 << 20, 11);
+  {
+    std::ofstream a(dir.file("src"), std::ios::binary);
+    a.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+    std::ofstream b(dir.file("dst"), std::ios::binary);
+    const std::vector<char> zeros(1 << 20, 0);
+    b.write(zeros.data(), std::streamsize(zeros.size()));
+  }
+  auto src = open_file(dir.file("src"), OpenMode::ReadOnly);
+  auto dst = open_file(dir.file("dst"), OpenMode::ReadWrite);
+  // 2 MiB + 5 bytes from offset 12345 of src to offset 4096 of dst: past dst's end, which grows.
+  const uint64_t from = 12345, to = 4096, len = (2 << 20) + 5;
+  REQUIRE(dst->copy_range_from(*src, from, to, len));
+  CHECK(dst->size() == to + len);
+  std::vector<uint8_t> got(len), before(to);
+  dst->read_at(to, got.data(), got.size());
+  CHECK(std::equal(got.begin(), got.end(), data.begin() + from));
+  dst->read_at(0, before.data(), before.size());
+  CHECK(std::all_of(before.begin(), before.end(), [](uint8_t b) { return b == 0; }));
+  // A source range past its end is an error, and nothing is copied.
+  CHECK_THROWS_AS(dst->copy_range_from(*src, data.size() - 10, 0, 11), Error);
+  // Another kind of file (a test wrapper) cannot: false, and the caller reads and writes.
+  FailFile wrapped(open_file(dir.file("src"), OpenMode::ReadOnly), FailPlan{});
+  CHECK_FALSE(dst->copy_range_from(wrapped, 0, 0, 512));
+  CHECK_FALSE(wrapped.copy_range_from(*src, 0, 0, 512));
+}
