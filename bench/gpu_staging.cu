@@ -6,11 +6,14 @@
 // ring is not written a second time). "nod2h" skips the way back (the upper bound of the staging), "read" reads
 // into the ring alone (no GPU), "floor" reads into one reused chunk, as dd does. "pipe" is "inplace" with every
 // thread's requests on three shared streams (copies in, kernels, copies out) instead of a stream per thread.
-// PINNED (below) picks the kind of page-locked memory. KERNEL_GBS=N makes the GPU's work as slow as a cipher
+// "mapped" stages nothing: each thread maps its range of the file (MAP_SHARED), page-locks the mapping for the GPU
+// (cudaHostRegister, inside the timed part, its time printed apart) and the GPU copies each chunk straight from the
+// file's pages and its result straight back into them (OUT back), or to device memory only (OUT null): no core
+// copies a byte. PINNED (below) picks the kind of page-locked memory. KERNEL_GBS=N makes the GPU's work as slow as a cipher
 // chain's: no faster than N GB/s on one chunk in device memory (the round count is calibrated at the start).
 // Build: nvcc -O2 -arch=sm_90 -o gpu_staging bench/gpu_staging.cu
 // Usage: gpu_staging MODE THREADS CHUNK_MiB D E FILE|PATTERN%d OUT
-//   MODE: floor | read | inplace | outofplace | nod2h | pipe;  OUT: null (writes to /dev/null) | back (pwrite in place)
+//   MODE: floor | read | inplace | outofplace | nod2h | pipe | mapped;  OUT: null (writes to /dev/null) | back (pwrite in place)
 // A PATTERN with %d gives thread t the file PATTERN(t), whole; a plain FILE is split into T ranges.
 #include <cuda_runtime.h>
 #include <fcntl.h>
@@ -150,6 +153,41 @@ static void worker(const Args& a, unsigned t, int in_fd, off_t begin, off_t end,
       full_pread(in_fd, buf.data(), c, off);
       full_pwrite(back ? in_fd : out_fd, buf.data(), c, off, back);
     }
+    return;
+  }
+  if (a.mode == "mapped") {
+    std::vector<void*> dev(a.d);
+    std::vector<cudaEvent_t> done(a.d);
+    cudaStream_t st;
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    for (unsigned s = 0; s < a.d; ++s) {
+      CK(cudaMalloc(&dev[s], c));
+      CK(cudaEventCreateWithFlags(&done[s], cudaEventDisableTiming));
+    }
+    pthread_barrier_wait(&ready);
+    const size_t len = size_t(n * c);
+    auto t0 = std::chrono::steady_clock::now();
+    void* m = mmap(nullptr, len, PROT_READ | (back ? PROT_WRITE : 0), MAP_SHARED, in_fd, begin);
+    if (m == MAP_FAILED) die("mmap");
+    CK(cudaHostRegister(m, len, cudaHostRegisterDefault | (back ? 0 : cudaHostRegisterReadOnly)));
+    const double reg = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    uint8_t* base = static_cast<uint8_t*>(m);
+    for (uint64_t i = 0; i < n; ++i) {
+      const unsigned s = unsigned(i % a.d);
+      if (i >= a.d) CK(cudaEventSynchronize(done[s]));
+      CK(cudaMemcpyAsync(dev[s], base + i * c, c, cudaMemcpyHostToDevice, st));
+      transform<<<kGrid, 256, 0, st>>>((uint4*)dev[s], c / 16, uint32_t(t * 977 + i), g_rounds);
+      if (back) CK(cudaMemcpyAsync(base + i * c, dev[s], c, cudaMemcpyDeviceToHost, st));
+      CK(cudaEventRecord(done[s], st));
+    }
+    CK(cudaStreamSynchronize(st));
+    t0 = std::chrono::steady_clock::now();
+    CK(cudaHostUnregister(m));
+    munmap(m, len);
+    const double unreg = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    static std::mutex print;
+    std::lock_guard<std::mutex> lk(print);
+    std::printf("#   thread %u: %zu MiB registered in %.3f s, unregistered in %.3f s\n", t, len >> 20, reg, unreg);
     return;
   }
   const bool oop = a.mode == "outofplace";
