@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <future>
 #include <thread>
 
 #include "core/kdf/keyfiles.h"
 #include "core/util/error.h"
+#include "core/util/parallel.h"
 #include "core/util/random.h"
 
 namespace warpvol {
@@ -187,29 +187,12 @@ std::vector<HeaderKey> new_header_keys(const std::vector<HeaderKeySpec>& specs, 
       p += blocks_of(i) * d;
     }
   };
-  std::vector<std::future<void>> futs;
-  for (size_t k = 1; k < groups.size(); ++k) {
+  // The groups side by side, each on its share of the threads by its number of blocks.
+  run_parts(unsigned(groups.size()), [&](unsigned k) {
     size_t nb = 0;
     for (size_t i : groups[k]) nb += blocks_of(i);
-    const unsigned t = unsigned(std::max<size_t>(1, threads * nb / total));
-    futs.push_back(std::async(std::launch::async, [&derive_group, &g = groups[k], t] { derive_group(g, t); }));
-  }
-  std::exception_ptr err;
-  try {
-    size_t nb = 0;
-    for (size_t i : groups[0]) nb += blocks_of(i);
-    derive_group(groups[0], unsigned(std::max<size_t>(1, threads * nb / total)));
-  } catch (...) {
-    err = std::current_exception();
-  }
-  for (auto& f : futs) {
-    try {
-      f.get();
-    } catch (...) {
-      if (!err) err = std::current_exception();
-    }
-  }
-  if (err) std::rethrow_exception(err);
+    derive_group(groups[k], unsigned(std::max<size_t>(1, threads * nb / total)));
+  });
   return keys;
 }
 
