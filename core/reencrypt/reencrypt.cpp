@@ -652,9 +652,9 @@ struct Job::Impl {
     // Journal mode: the old ciphertext of the zone goes into the slot. One thread copies it there beside the
     // readers (once the slot is free), inside the kernel where the two files allow it (copy_range_from: page cache
     // to page cache, one copy), and the readers only add what they read to the digest, before the engine
-    // overwrites it. When each reader wrote its own piece, they queued on the journal's inode lock and spun there
-    // (docs/perf/measurements-2026-11-29-session23.md). Nothing writes the zone in the container before Z_k, which
-    // waits for this copy (the future's end, below).
+    // overwrites it. Readers that each wrote their own piece would queue on the journal's inode lock and spin
+    // there (docs/perf/measurements-2026-11-29-session23.md). Nothing writes the zone in the container before Z_k,
+    // which waits for this copy (the future's end, below).
     const bool readers_copy = journal && journal_copy_by_readers();
     std::future<void> slot_copy;
     if (journal && !readers_copy)
@@ -786,12 +786,8 @@ struct Job::Impl {
     j.state.protection_size = 0;
   }
 
-  // Zones prepared ahead of the one being committed and written: 1 (P_{k+1} beside Z_k and W_k), or 2 where the
-  // engine takes several callers and protection is checksums (P_{k+1} and P_{k+2}): then the reads and the GPU's
-  // round trips of two zones overlap the writes of one, which alone bound the job. Journal resilience keeps 1: its
-  // reader writes the old ciphertext into the free slot as it reads, so a zone two ahead would only wait.
-  // WARPVOL_JOURNAL_COPY=readers: each reader writes its piece into the slot, as before the one copying thread
-  // (a measurement knob for bench/jobs.sh, README "Measurement knobs").
+  // WARPVOL_JOURNAL_COPY=readers: each reader writes its piece into the slot itself instead of the one copying
+  // thread (a measurement knob, README).
   static bool journal_copy_by_readers() {
     static const bool r = [] {
       const char* e = std::getenv("WARPVOL_JOURNAL_COPY");
@@ -800,6 +796,10 @@ struct Job::Impl {
     return r;
   }
 
+  // Zones prepared ahead of the one being committed and written: 1 (P_{k+1} beside Z_k and W_k), or 2 where the
+  // engine takes several callers and protection is checksums (P_{k+1} and P_{k+2}): then the reads and the GPU's
+  // round trips of two zones overlap the writes of one, which alone bound the job. Journal resilience keeps 1: its
+  // zone's old ciphertext goes into the free slot, which a zone two ahead would wait for.
   unsigned zones_ahead() const {
     if (opt.zones_ahead) return std::min(opt.zones_ahead, 2u);
     if (const auto n = env_number("WARPVOL_ZONES_AHEAD", 1, 2)) return unsigned(*n);  // tuning runs (docs/perf)
