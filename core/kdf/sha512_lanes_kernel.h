@@ -1,7 +1,7 @@
 // The SHA-512 compression of sha512_lanes.h's iterations, written once over a vector type V of 64-bit lanes and
-// included by the AVX-512 and AVX2 files (each compiled for its instruction set). V supplies add, xor3, ror<N>,
-// shr<N>, ch, maj, set1, load/store of a lane's word. Every iteration compresses a block whose second half is fixed
-// (0x80, zeros, the length), so those message words are constants.
+// included by the AVX-512 and AVX2 files (each compiled for its instruction set). V supplies add, xor2, xor3,
+// ror<N>, shr<N>, ch, maj, set1, and gather/scatter of one word of every lane. Every iteration compresses a block
+// whose second half is fixed (0x80, zeros, the length), so those message words are constants.
 #pragma once
 #include <atomic>
 #include <cstdint>
