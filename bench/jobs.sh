@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Whole jobs next to the storage floors they are bound by, in one run: the folder's floors (dd, 8 MiB blocks: read
 # one file, write a new file, copy into a new file, rewrite one file in place, each with 1..N streams on disjoint
-# ranges; and N files written / rewritten at once), then every job -- export to stdout (redirected to /dev/null),
+# ranges; and N files written / rewritten at once), then every job -- export to stdout (redirected to /dev/null;
+# bound by its readers or its engine: its floor is the lower of the read floor with its readers and the engine's
+# decrypt figure from `warpvol benchmark`, pinned end to end for the GPU),
 # export to a new file, create (full fill), import, reencrypt in place with checksum and with journal resilience, and
 # a batch reencrypt of BATCH_N containers with --jobs BATCH_N -- with each engine, with the ratio to its floor and the
 # CPU-seconds (user + sys; through the GPU agent, the agent's during the command too) per GB. GB/s = data bytes /
@@ -244,6 +246,25 @@ print_row() {
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$chain" "$engine" "$b" "$g" "$f" "${row_fname[$i]}" "$c" >> "$results"
 }
 vflag=(); [ -n "${VERBOSE:-}" ] && vflag=(--verbose)
+# engine_figure BUILD CHAIN ENGINE PATH: the engine's decrypt GB/s for the chain from `warpvol benchmark --json`
+# (cpu: PATH host, every core; gpu: PATH pinned, end to end from page-locked host memory over 1 GiB).
+engine_figure() {
+  WARPVOL_GPU_AGENT=off "$1/warpvol" benchmark --engine "$3" --xts-only --encryption "$2" --min-time 0.2 --json \
+      2>/dev/null |
+    awk -F': ' -v e="$3" -v p="$4" '/"decrypt_MBps"/ { d = $2 + 0 } /"engine":/ { gsub(/[",]/, "", $2); en = $2 }
+      /"path"/ { gsub(/[",]/, "", $2); pa = $2 } /^  }/ { if (en == e && pa == p) printf "%.2f", d / 1000 }'
+}
+# The export to /dev/null is bound by its readers or by its engine: its floor is min(read floor with the job's
+# readers, the engine's figure), per chain (the issue's definition; auto's engine figure is the GPU's).
+export_floor() {  # CHAIN ENGINE(cpu|gpu) READERS: sets floor["min(read xN, ENGINE engine)"], prints it
+  local chain=$1 e=$2 nr=$3 fig name read
+  name="min(read x$nr, $e engine)"
+  read=${floor["read one file x$nr"]:-}
+  if [ "$e" = cpu ]; then fig=$(engine_figure "$first" "$chain" cpu host); else fig=$(engine_figure "$first" "$chain" gpu pinned); fi
+  if [ -z "$read" ] || [ -z "$fig" ]; then unset "floor[$name]"; return; fi
+  floor[$name]=$(awk -v a="$read" -v b="$fig" 'BEGIN { printf "%.2f", a < b ? a : b }')
+  printf '  %-34s %7s GB/s (%s engine, %s: %s GB/s)\n' "$name" "${floor[$name]}" "$e" "$chain" "$fig"
+}
 
 echo
 echo "jobs (GB/s of data, % of the floor it is bound by, CPU-seconds user+sys per GB):"
@@ -252,6 +273,11 @@ for chain in $chains; do
   # Full creates, not --quick: a sparse container's first rewrite allocates its pages, which would slow whichever
   # engine's row comes first, and reading holes is faster than reading data.
   wv "$first" create "$dir/v.hc" --size "$size_arg" --encryption "$chain" --hash sha512 --force --filesystem none > /dev/null 2>&1
+  if [ "${jobs#*export_null}" != "$jobs" ]; then
+    echo "floors of the export to /dev/null, $chain:"
+    export_floor "$chain" cpu "$readers"
+    if WARPVOL_GPU_AGENT=off gpu_usable "$first"; then export_floor "$chain" gpu "$gpu_readers"; fi
+  fi
   have_batch=
   for job in $jobs; do
     for b in "${builds[@]}"; do
@@ -265,8 +291,9 @@ for chain in $chains; do
         o=(--engine "${e%+agent}" "${vflag[@]}")
         case $job in
           export_null)
-            nr=$readers; [ "$e" = cpu ] || nr=$gpu_readers
-            add_row "$job" "$chain" "$e" "$b" "$data" "read one file x$nr" \
+            nr=$readers ee=cpu; [ "$e" = cpu ] || nr=$gpu_readers ee=gpu
+            fn="min(read x$nr, $ee engine)"; [ -n "${floor[$fn]:-}" ] || fn="read one file x$nr"
+            add_row "$job" "$chain" "$e" "$b" "$data" "$fn" \
               bash -c 'printf "pw\n" | "$0/warpvol" export "$1" - --password-stdin --pim 1 -q --hash sha512 --encryption "$2" "${@:3}" > /dev/null' \
               "$b" "$dir/v.hc" "$chain" "${o[@]}" ;;
           export_file)

@@ -58,11 +58,13 @@ bool trials_wanted() {
 }
 
 // WARPVOL_AUTO_TRIALS=latest: each mode's latest period alone decides (measurements against the smoothed rates);
+// =mixed: the challenger is always the CPU beside the GPU, never the CPU alone (measurements against that trial);
 // WARPVOL_AUTO_LEAD_IN=N: N periods of the GPU alone before the first trial (measurements of the lead-in).
 CpuShare::Config share_config() {
   CpuShare::Config c;
   const char* e = std::getenv("WARPVOL_AUTO_TRIALS");
   if (e && std::strcmp(e, "latest") == 0) c.smoothing = 1;
+  if (e && std::strcmp(e, "mixed") == 0) c.busy_share = 0;
   c.lead_in = unsigned(env_number("WARPVOL_AUTO_LEAD_IN", 0, 1000).value_or(c.lead_in));
   return c;
 }
@@ -257,6 +259,18 @@ double AutoEngine::now() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
 }
 
+void AutoEngine::lane_started(Lane l, double t) {
+  if (busy_[l].active++ == 0) busy_[l].since = t;
+}
+
+void AutoEngine::lane_ended(Lane l, double t) {
+  if (--busy_[l].active == 0) busy_[l].seconds += t - busy_[l].since;
+}
+
+double AutoEngine::busy_seconds(Lane l, double t) const {
+  return busy_[l].seconds + (busy_[l].active > 0 ? t - busy_[l].since : 0);
+}
+
 AutoEngine::Plan AutoEngine::pick(const Op& op, size_t nunits) {
   const bool have_gpu = gpu() != nullptr;  // before mu_: gpu() takes it to settle a GPU that just became ready
   const size_t bytes = nunits * kDataUnitSize;
@@ -268,6 +282,7 @@ AutoEngine::Plan AutoEngine::pick(const Op& op, size_t nunits) {
     LaneStats& s = st.lane[kCpu];
     s.busy_until = std::max(t, s.busy_until) + double(bytes) / (s.rate > 0 ? s.rate : 1e9);
     if (s.active++ == 0) s.busy_start = t;
+    lane_started(kCpu, t);
     return Plan{kCpu, nunits};
   }
   // What is known of the CPU's rate on whole requests. Its latest measurement may come from a probe's slice: a
@@ -304,12 +319,14 @@ AutoEngine::Plan AutoEngine::pick(const Op& op, size_t nunits) {
   // long as the CPU takes, when a cascade runs there at a tenth of the GPU's rate.
   if (lane == kCpu && !cpu_known && unsigned(c.active) >= cpu_->concurrency()) lane = kGpu;
   if (trials_ && !share_.cpu_allowed()) lane = kGpu;  // a period of the GPU alone: no request, no probe
+  const bool cpu_alone = trials_ && !share_.gpu_allowed();  // a period of the CPU alone: whole requests
+  if (cpu_alone) lane = kCpu;
   // A probe of a CPU measured too slow to be worth a request, and its first requests (nothing measured yet), take a
   // slice of the request, the GPU the rest at the same time: the request is done about when the GPU alone would
   // have done it, where a whole request on a CPU at a tenth of the GPU's rate held up its caller (an ordered sink,
   // a batch's zone) and every core the job's readers and writers need. The slice is the CPU's share at the rates
   // known (a quarter while unmeasured), from an eighth to a half.
-  const bool slice = lane == kCpu && probe_slices_ && nunits >= 2 * kMinProbeUnits &&
+  const bool slice = lane == kCpu && !cpu_alone && probe_slices_ && nunits >= 2 * kMinProbeUnits &&
                      ((cpu_known && !cpu_worth) || (!cpu_known && c.slice_rate <= 0));
   size_t cpu_units = lane == kCpu ? nunits : 0;
   if (slice) {
@@ -328,6 +345,7 @@ AutoEngine::Plan AutoEngine::pick(const Op& op, size_t nunits) {
     s.passed_over = 0;
     s.busy_until = std::max(t, s.busy_until) + double(n * kDataUnitSize) / rate[l];
     if (s.active++ == 0) s.busy_start = t;
+    lane_started(l, t);
   }
   if (cpu_units && gpu_units) ++st.lane[kCpu].probes;
   return Plan{lane, cpu_units};
@@ -340,8 +358,10 @@ void AutoEngine::finished(const Op& op, Lane lane, size_t bytes, double slice_se
   s.bytes += bytes;
   ++s.requests;
   --s.active;
+  lane_ended(lane, t);
   // The job's rate, both engines together (counted once the GPU has joined).
-  if (gpu_.load(std::memory_order_acquire)) share_.done(bytes, t, lane == kCpu);
+  if (gpu_.load(std::memory_order_acquire))
+    share_.done(bytes, t, lane == kCpu, CpuShare::Busy{busy_seconds(kGpu, t), busy_seconds(kCpu, t)});
   if (s.active == 0) s.busy_until = t;  // re-anchor the estimate on what happened
   if (!s.warmed) {  // the first request carries one-time set-up: the rate starts after it
     s.warmed = true;

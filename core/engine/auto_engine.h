@@ -16,9 +16,10 @@
 // (WARPVOL_AUTO_PROBE=whole: the whole request, for measurements). A slice's rate understates the CPU's on whole
 // requests; a CPU whose slices do not rule it out gets a whole request next, to be measured as the rule needs.
 // With the GPU ready, the CPU's part is also tried against the job as a whole (cpu_share.h): periods in which it may
-// take requests alternate with periods of the GPU alone, and the one in which the job finished more bytes per second
-// is kept (WARPVOL_AUTO_TRIALS=off: no trials, the CPU may always take requests; =latest: the latest periods
-// decide, not the smoothed rates; for measurements).
+// take requests (or, where the GPU idles for half the time, in which it takes them all) alternate with periods of
+// the GPU alone, and the one in which the job finished more bytes per second is kept (WARPVOL_AUTO_TRIALS=off: no
+// trials, the CPU may always take requests; =latest: the latest periods decide, not the smoothed rates; for
+// measurements).
 // Requests below the crossover stay on the CPU: there the latency of a PCIe round trip decides (mounts).
 // Synchronous calls larger than a piece are split into pieces scheduled the same way and run at once.
 // The GPU engine may still be starting (a CUDA context takes up to a second to create): until it is ready the CPU
@@ -137,6 +138,15 @@ class AutoEngine final : public XtsEngine {
   };
   Plan pick(const Op& op, size_t nunits);
   void finished(const Op& op, Lane lane, size_t bytes, double slice_seconds);  // slice_seconds < 0: not a slice
+  // Each engine's busy time over all operations: seconds in which it had at least one request (under mu_).
+  void lane_started(Lane l, double t);
+  void lane_ended(Lane l, double t);
+  double busy_seconds(Lane l, double t) const;
+  struct LaneBusy {
+    int active = 0;
+    double since = 0, seconds = 0;
+  };
+  LaneBusy busy_[2];
   void run_on(Lane lane, const Piece& p);
   void run_scheduled(const Op& op, const Piece& p);  // one piece on the engine pick() chooses
   void run_split(const Op& op, const Piece& p);      // a synchronous call: pieces at once, scheduled

@@ -5,33 +5,68 @@
 
 namespace warpvol {
 
-void CpuShare::done(uint64_t bytes, double t, bool on_cpu) {
+namespace {
+// The share of [t0, t1] in which an engine was busy, from its busy seconds at both ends; -1: not known.
+double busy_share(double at0, double at1, double t0, double t1) {
+  if (at0 < 0 || at1 < 0 || t1 <= t0) return -1;
+  return std::clamp((at1 - at0) / (t1 - t0), 0.0, 1.0);
+}
+}  // namespace
+
+void CpuShare::done(uint64_t bytes, double t, bool on_cpu, Busy busy) {
   if (!started_) {  // the first request's start is not known: the first period starts at its end
     started_ = true;
     start_ = t;
+    busy0_ = busy;
     return;
   }
   ++requests_;
   cpu_done_ |= on_cpu;
   if (t >= start_ + c_.settle * c_.period_s) bytes_ += bytes;
   if (t - start_ >= c_.period_s && requests_ >= c_.min_requests && (cpu_done_ || !trial_ || mode_ != kMixed))
-    end_period(t);
+    end_period(t, busy);
 }
 
-void CpuShare::end_period(double t) {
+CpuShare::Mode CpuShare::challenger(double gpu_busy) const {
+  if (gpu_busy < 0 || gpu_busy >= c_.busy_share) return kMixed;
+  return cpu_alone_out_ ? kGpuAlone : kCpuAlone;
+}
+
+void CpuShare::end_period(double t, Busy busy) {
   const double counted = t - (start_ + c_.settle * c_.period_s);
   const double r = double(bytes_) / counted;
   const bool lead_in = lead_in_left_ > 0;  // the GPU alone while the job warms up: the latest period's rate stands
   rate_[mode_] = rate_[mode_] > 0 && !lead_in ? c_.smoothing * r + (1 - c_.smoothing) * rate_[mode_] : r;
   ++periods_[mode_];
-  const Mode other = mode_ == kMixed ? kGpuAlone : kMixed;
+  if (mode_ == kGpuAlone) {
+    const double g = busy_share(busy0_.gpu, busy.gpu, start_, t);
+    last_gpu_busy_ = g < 0 ? 1 : g;
+  }
+  if (mode_ == kCpuAlone && busy_share(busy0_.cpu, busy.cpu, start_, t) >= c_.cpu_bound_share &&
+      rate_[kCpuAlone] <= c_.gain * rate_[kGpuAlone])
+    cpu_alone_out_ = true;  // the CPU was the bottleneck, and slower
+  // A trial of the mode worth trying against the GPU alone after the period just ended (one of the GPU alone);
+  // none: the GPU alone goes on for another round of periods.
+  auto try_challenger = [&] {
+    const Mode m = challenger(last_gpu_busy_);
+    exploiting_ = 0;
+    if (m == kGpuAlone) {
+      trial_ = false;
+      if (exploit_for_ == 0) exploit_for_ = std::min(c_.exploit, 2u << std::min(choices_++, 8u));
+      return;
+    }
+    mode_ = challenger_ = m;
+    trial_ = true;
+  };
   if (lead_in) {
-    if (--lead_in_left_ == 0) mode_ = kMixed;  // the first trial
+    if (--lead_in_left_ == 0) try_challenger();  // the first trial
   } else if (trial_) {
-    if (periods_[other] == 0) {
-      mode_ = other;  // the first trials: each mode once
+    if (mode_ == kMixed && periods_[kGpuAlone] == 0) {
+      mode_ = kGpuAlone;  // no lead-in: the first trials are mixed, then the GPU alone
     } else {
-      mode_ = better();
+      const bool keep = rate_[challenger_] > c_.gain * rate_[kGpuAlone] &&
+                        !(challenger_ == kCpuAlone && cpu_alone_out_);
+      mode_ = keep ? challenger_ : kGpuAlone;
       trial_ = false;
       exploiting_ = 0;
       // The first choices are kept for fewer periods (2, 4, then c_.exploit): the first trials run while the job
@@ -39,10 +74,15 @@ void CpuShare::end_period(double t) {
       exploit_for_ = std::min(c_.exploit, 2u << std::min(choices_++, 8u));
     }
   } else if (++exploiting_ >= exploit_for_) {
-    mode_ = other;
-    trial_ = true;
+    if (mode_ == kGpuAlone) {
+      try_challenger();
+    } else {
+      mode_ = kGpuAlone;
+      trial_ = true;
+    }
   }
   start_ = t;
+  busy0_ = busy;
   bytes_ = 0;
   requests_ = 0;
   cpu_done_ = false;
@@ -50,20 +90,32 @@ void CpuShare::end_period(double t) {
 
 std::string CpuShare::summary() const {
   if (periods() == 0) return "";
-  char b[400];
-  if (periods_[kMixed] == 0) {
+  char b[600];
+  if (periods_[kMixed] == 0 && periods_[kCpuAlone] == 0) {
     std::snprintf(b, sizeof b,
                   "engine auto, the CPU beside the GPU: not tried (the job ended within the first %u periods of at "
                   "least %.0f ms, run by the GPU alone, at %.2f GB/s)",
                   c_.lead_in + 1, c_.period_s * 1e3, rate_[kGpuAlone] / 1e9);
     return b;
   }
+  std::string modes;
+  auto add = [&](Mode m, const char* what) {
+    if (periods_[m] == 0) return;
+    char f[120];
+    std::snprintf(f, sizeof f, "%s%.2f GB/s %s (%u periods)", modes.empty() ? "" : ", ", rate_[m] / 1e9, what,
+                  periods_[m]);
+    modes += f;
+  };
+  add(kGpuAlone, "with the GPU alone");
+  add(kMixed, "with the CPU taking requests beside it");
+  add(kCpuAlone, "with the CPU alone");
   std::snprintf(b, sizeof b,
-                "engine auto, the CPU beside the GPU: the job ran at %.2f GB/s with the CPU taking requests and %.2f "
-                "GB/s with the GPU alone (smoothed over periods of at least %.0f ms); the CPU took part in %u of %u "
-                "periods (it is kept only where the job gains %.0f%% with it)",
-                rate_[kMixed] / 1e9, rate_[kGpuAlone] / 1e9, c_.period_s * 1e3, periods_[kMixed], periods(),
-                (c_.gain - 1) * 100);
+                "engine auto, the CPU beside the GPU: the job ran at %s, smoothed over periods of at least %.0f ms; "
+                "the CPU took part in %u of %u periods (a mode is kept only where the job gains %.0f%% with it over "
+                "the GPU alone; the CPU alone is tried where the GPU idled for %.0f%% of a period or more)%s",
+                modes.c_str(), c_.period_s * 1e3, periods_[kMixed] + periods_[kCpuAlone], periods(),
+                (c_.gain - 1) * 100, (1 - c_.busy_share) * 100,
+                cpu_alone_out_ ? "; the CPU alone was busy through its trial and slower: not tried again" : "");
   return b;
 }
 

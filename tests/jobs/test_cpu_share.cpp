@@ -184,6 +184,73 @@ TEST_CASE("cpu share: a period ends after its time and its requests (a trial of 
 
 namespace {
 
+// What one mode of a simulated job gives: its rate (bytes per second) and the share of the time in which each
+// engine has a request.
+struct ModeRun {
+  double rate, gpu_busy, cpu_busy;
+};
+
+// Runs `seconds` of simulated job through s, 4 MiB requests, passing the engines' busy seconds.
+void simulate_busy(CpuShare& s, ModeRun mixed, ModeRun gpu_alone, ModeRun cpu_alone, double seconds) {
+  double t = 0;
+  CpuShare::Busy busy{0, 0};
+  while (t < seconds) {
+    const CpuShare::Mode m = s.mode();
+    const ModeRun& r = m == CpuShare::kMixed ? mixed : m == CpuShare::kGpuAlone ? gpu_alone : cpu_alone;
+    const double dt = double(4 * kMiB) / r.rate;
+    t += dt;
+    busy.gpu += dt * r.gpu_busy;
+    busy.cpu += dt * r.cpu_busy;
+    s.done(4 * kMiB, t, m != CpuShare::kGpuAlone, busy);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cpu share: where the GPU idles (a job bound by its storage or host memory), the CPU alone is tried "
+          "against the GPU alone, not the CPU beside it",
+          "[job][auto]") {
+  const ModeRun mixed{2.0e9, 0.2, 0.5};  // what mixed would give (never tried here)
+  SECTION("the CPU alone is faster (fewer host-memory crossings), so it is kept; the GPU alone is tried again") {
+    CpuShare s;
+    simulate_busy(s, mixed, {2.0e9, 0.2, 0}, {2.4e9, 0, 0.6}, 4.0);
+    INFO(s.summary());
+    CHECK(s.mixed_periods() == 0);
+    CHECK(s.periods_of(CpuShare::kCpuAlone) * 6 > 4 * s.periods());
+    CHECK(s.periods_of(CpuShare::kGpuAlone) > CpuShare::Config{}.lead_in);  // the GPU alone tried again
+    CHECK(s.rate_of(CpuShare::kCpuAlone) == Approx(2.4e9).epsilon(0.02));
+    CHECK_FALSE(s.cpu_alone_ruled_out());
+    CHECK(s.summary().find("with the CPU alone") != std::string::npos);
+  }
+  SECTION("the CPU alone is slower and busy throughout (a cascade), so one trial, then the GPU alone for good") {
+    CpuShare s;
+    simulate_busy(s, mixed, {2.0e9, 0.2, 0}, {0.8e9, 0, 1.0}, 4.0);
+    INFO(s.summary());
+    CHECK(s.mixed_periods() == 0);
+    CHECK(s.periods_of(CpuShare::kCpuAlone) == 1);
+    CHECK(s.cpu_alone_ruled_out());
+    CHECK(s.summary().find("not tried again") != std::string::npos);
+  }
+  SECTION("the CPU alone is slower but not busy throughout (bound by the same writer), so it is tried again") {
+    CpuShare s;
+    simulate_busy(s, mixed, {2.0e9, 0.2, 0}, {1.9e9, 0, 0.5}, 4.0);
+    INFO(s.summary());
+    CHECK(s.mixed_periods() == 0);
+    CHECK(s.periods_of(CpuShare::kCpuAlone) >= 3);
+    CHECK(s.periods_of(CpuShare::kCpuAlone) * 6 < s.periods());
+    CHECK_FALSE(s.cpu_alone_ruled_out());
+  }
+  SECTION("a GPU busy for most of its periods has the CPU beside it as the challenger, as before") {
+    CpuShare s;
+    simulate_busy(s, {24e9, 1.0, 0.3}, {20e9, 0.9, 0}, {5e9, 0, 1.0}, 4.0);
+    INFO(s.summary());
+    CHECK(s.periods_of(CpuShare::kCpuAlone) == 0);
+    CHECK(s.mixed_periods() * 6 > 4 * s.periods());
+  }
+}
+
+namespace {
+
 // Engines that only sleep, per MiB: the "GPU" runs four requests at once (more wait); while the "CPU" runs a
 // request, the GPU's requests take `contention` times as long (both share what bounds the job).
 struct Sleeper : CpuEngine {
@@ -294,6 +361,39 @@ TEST_CASE("auto engine: where the CPU's requests slow the job down, the GPU alon
   // 19-20 of 23 here; 7 of 21 where early trials, made while the job warms up, chose wrong; a choice always against
   // the CPU would leave it the trials alone (4 of 21).
   CHECK(helps_part * 4 > helps_of);
+}
+
+TEST_CASE("auto engine: a job bound by its writer, whose writes are slower after the GPU's requests, runs on the "
+          "CPU alone",
+          "[job][auto]") {
+  // One caller: a request, then its write, which takes 8 ms after a request of the GPU and 5 ms after one of the
+  // CPU (a host short of memory bandwidth, where the GPU's DMA there and back slows the writer's copy). GPU: 1 ms a
+  // request, CPU 2 ms: by the engines' own rates the GPU is the one, and it idles most of the time.
+  wvtest::ScopedEnv lead_in("WARPVOL_AUTO_LEAD_IN", "1");
+  auto cpu = std::make_shared<Sleeper>(500, 1, nullptr, nullptr, 1.0);
+  auto gpu = std::make_shared<Sleeper>(250, 4, nullptr, nullptr, 1.0);
+  std::map<ChainId, size_t> crossover;
+  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+  std::vector<std::string> lines;
+  double share = 0;
+  {
+    AutoEngine eng(cpu, gpu, crossover, [&](const std::string& l) { lines.push_back(l); });
+    std::vector<uint8_t> km(64, 7), buf(4 * kMiB);
+    auto key = eng.prepare(ChainId::Serpent, km.data());
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (std::chrono::steady_clock::now() < end) {
+      const uint64_t before = cpu->calls;
+      eng.process(*key, Direction::Decrypt, 0, buf.data(), buf.size() / kDataUnitSize);
+      std::this_thread::sleep_for(std::chrono::milliseconds(cpu->calls > before ? 5 : 8));
+    }
+    share = double(eng.cpu_bytes()) / double(eng.cpu_bytes() + eng.gpu_bytes());
+  }
+  std::string summary;
+  for (const auto& l : lines) summary += l + "\n";
+  INFO(summary);
+  CHECK(summary.find("with the CPU alone") != std::string::npos);
+  CHECK(summary.find("with the CPU taking requests beside it") == std::string::npos);
+  CHECK(share > 0.5);  // 0.8 here: the lead-in and the GPU's trials are the rest
 }
 
 TEST_CASE("auto engine: a CPU not measured yet takes one request at a time, not a burst on a guessed rate",
