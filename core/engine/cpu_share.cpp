@@ -42,9 +42,10 @@ void CpuShare::end_period(double t, Busy busy) {
     const double g = busy_share(busy0_.gpu, busy.gpu, start_, t);
     last_gpu_busy_ = g < 0 ? 1 : g;
   }
-  if (mode_ == kCpuAlone && busy_share(busy0_.cpu, busy.cpu, start_, t) >= c_.cpu_bound_share &&
-      rate_[kCpuAlone] <= c_.gain * rate_[kGpuAlone])
-    cpu_alone_out_ = true;  // the CPU was the bottleneck, and slower
+  if (mode_ == kCpuAlone && ((busy_share(busy0_.cpu, busy.cpu, start_, t) >= c_.cpu_bound_share &&
+                              rate_[kCpuAlone] <= c_.gain * rate_[kGpuAlone]) ||
+                             rate_[kCpuAlone] < c_.far_below * rate_[kGpuAlone]))
+    cpu_alone_out_ = true;  // the CPU was the bottleneck, and slower; or far slower
   // A trial of the mode worth trying against the GPU alone after the period just ended (one of the GPU alone);
   // none: the GPU alone goes on for another round of periods.
   auto try_challenger = [&] {
@@ -115,7 +116,8 @@ std::string CpuShare::summary() const {
                 "the GPU alone; the CPU alone is tried where the GPU idled for %.0f%% of a period or more)%s",
                 modes.c_str(), c_.period_s * 1e3, periods_[kMixed] + periods_[kCpuAlone], periods(),
                 (c_.gain - 1) * 100, (1 - c_.busy_share) * 100,
-                cpu_alone_out_ ? "; the CPU alone was busy through its trial and slower: not tried again" : "");
+                cpu_alone_out_ ? "; the CPU alone was far slower, or busy through its trial and slower: not tried again"
+                               : "");
   return b;
 }
 

@@ -13,7 +13,8 @@
 //   cores from the readers and writers; but the CPU alone may be faster than the GPU alone: the GPU's requests cross
 //   host memory twice more (DMA there and back), which a host short of memory bandwidth feels in the readers' and
 //   writers' copies. A trial of the CPU alone in which the CPU was busy for `cpu_bound_share` of the time and lost
-//   shows the CPU itself too slow (a cascade): that gap does not close during a job, and it is not tried again.
+//   shows the CPU itself too slow (a cascade), and one that ran below `far_below` times the GPU alone's rate a gap
+//   of that kind: such gaps do not close during a job, and the CPU alone is not tried again.
 // A challenger is kept only where it beats the GPU alone by `gain`: the CPU's cores cost more than the GPU's time.
 // The lead-in spares a short job (an export of a few GB at tens of GB/s lasts a handful of periods) a trial that
 // would be a large share of it; a long job tries the CPU a fraction of a second later. Each mode's rate is smoothed
@@ -41,6 +42,7 @@ class CpuShare {
     unsigned lead_in = 5;   // periods of the GPU alone before the first trial (0: mixed first)
     double busy_share = 0.5;       // the GPU busy for less of a period: the CPU alone is the challenger
     double cpu_bound_share = 0.9;  // a CPU alone busy for this much of its trial, and slower: not tried again
+    double far_below = 0.85;       // nor one whose trial ran below this share of the GPU alone's rate
   };
   enum Mode { kMixed = 0, kGpuAlone = 1, kCpuAlone = 2 };
   // Seconds each engine has had at least one of the job's requests, since any fixed origin (non-decreasing); a
@@ -84,7 +86,7 @@ class CpuShare {
   double rate_[3] = {0, 0, 0};  // each mode's measured rate (bytes per second), smoothed over its periods
   unsigned periods_[3] = {0, 0, 0};
   double last_gpu_busy_ = 1;  // the GPU's busy share in the latest period of the GPU alone
-  bool cpu_alone_out_ = false;  // a trial showed the CPU alone bound by itself and slower
+  bool cpu_alone_out_ = false;  // a trial showed the CPU alone bound by itself and slower, or far slower
   Mode challenger_ = kMixed;  // the mode last tried against the GPU alone
   unsigned exploiting_ = 0;   // periods of the chosen mode since the last trial
   unsigned exploit_for_ = 0;  // periods the current choice is kept

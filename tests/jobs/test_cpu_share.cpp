@@ -231,6 +231,13 @@ TEST_CASE("cpu share: where the GPU idles (a job bound by its storage or host me
     CHECK(s.cpu_alone_ruled_out());
     CHECK(s.summary().find("not tried again") != std::string::npos);
   }
+  SECTION("the CPU alone is far slower though not busy throughout, so one trial, then the GPU alone for good") {
+    CpuShare s;
+    simulate_busy(s, mixed, {2.0e9, 0.2, 0}, {1.5e9, 0, 0.6}, 4.0);
+    INFO(s.summary());
+    CHECK(s.periods_of(CpuShare::kCpuAlone) == 1);
+    CHECK(s.cpu_alone_ruled_out());
+  }
   SECTION("the CPU alone is slower but not busy throughout (bound by the same writer), so it is tried again") {
     CpuShare s;
     simulate_busy(s, mixed, {2.0e9, 0.2, 0}, {1.9e9, 0, 0.5}, 4.0);
