@@ -77,8 +77,7 @@ class Output {
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
 
-  // `size`: the bytes to come, reserved in a new file so that a full disk fails now, not at the end.
-  void create(uint64_t size) {
+  void create() {
     switch (kind_) {
       case Kind::Stdout:
         fd_ = STDOUT_FILENO;
@@ -89,7 +88,6 @@ class Output {
         return;
       case Kind::TempFile:
         temp_ = std::make_unique<AtomicFile>(path_, force_);  // mode 0600: plaintext
-        temp_->reserve(size);
         return;
     }
   }
@@ -192,7 +190,7 @@ class ExportCommand final : public VolumeCommand<ExportRequest> {
     ctx.verbose_line("data area: " + std::to_string(h.data_size) + " bytes at offset " +
                      std::to_string(h.data_offset) + ", first data unit " + std::to_string(h.first_unit));
 
-    out.create(vol.size());
+    out.create();
     ProgressRenderer progress(choose_progress_mode(vm.count("progress-json") > 0, vm.count("quiet") > 0), ctx.err);
     const auto t0 = std::chrono::steady_clock::now();
     copy_out(ctx, vol, *engine, out, request.chunk, progress);

@@ -6,7 +6,6 @@
 // rather than the full search; the container tests cover auto-detection.
 #include <pty.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <sys/stat.h>
@@ -371,32 +370,6 @@ TEST_CASE("cli export: existing output is kept unless --force", "[cli][export]")
                   e["password"].get<std::string>() + "\n");
   CHECK(r.code == 3);
   CHECK(dir_entries(out.path().string()).size() == 1);
-}
-
-TEST_CASE("cli export: an output the file system cannot hold fails before the first byte, and leaves nothing",
-          "[cli][export]") {
-  // A file-size limit (RLIMIT_FSIZE, inherited by the child; SIGXFSZ ignored so that the system call fails instead)
-  // stands for a full disk or FAT32's 4 GiB: the output's space is reserved first, so the error is the
-  // reservation's, not a write's after part of the image.
-  const json& e = manifest_entry("enc-aes");
-  wvtest::TempDir out;
-  const std::string img = out.file("img.raw");
-  struct rlimit old {};
-  REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
-  struct sigaction ign {}, old_sig {};
-  ign.sa_handler = SIG_IGN;
-  ::sigaction(SIGXFSZ, &ign, &old_sig);
-  struct rlimit small = old;
-  small.rlim_cur = 64 * 1024;
-  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
-  auto r = run_warpvol(with_fast({"export", vc("enc-aes.hc"), img, "--password-stdin", "--engine", "cpu"}),
-                       e["password"].get<std::string>() + "\n");
-  ::setrlimit(RLIMIT_FSIZE, &old);
-  ::sigaction(SIGXFSZ, &old_sig, nullptr);
-  INFO(r.err);
-  CHECK(r.code == 3);
-  CHECK(contains(r.err, "file-size limit"));
-  CHECK(dir_entries(out.path().string()).empty());
 }
 
 // ---- negative cases ---------------------------------------------------------------------------------------------------
