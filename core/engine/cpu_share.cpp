@@ -110,12 +110,16 @@ std::string CpuShare::summary() const {
   add(kGpuAlone, "with the GPU alone");
   add(kMixed, "with the CPU taking requests beside it");
   add(kCpuAlone, "with the CPU alone");
+  char alone[96] = "";
+  if (c_.busy_share > 0)
+    std::snprintf(alone, sizeof alone, "; the CPU alone is tried where the GPU idled for %.0f%% of a period or more",
+                  (1 - c_.busy_share) * 100);
   std::snprintf(b, sizeof b,
                 "engine auto, the CPU beside the GPU: the job ran at %s, smoothed over periods of at least %.0f ms; "
                 "the CPU took part in %u of %u periods (a mode is kept only where the job gains %.0f%% with it over "
-                "the GPU alone; the CPU alone is tried where the GPU idled for %.0f%% of a period or more)%s",
+                "the GPU alone%s)%s",
                 modes.c_str(), c_.period_s * 1e3, periods_[kMixed] + periods_[kCpuAlone], periods(),
-                (c_.gain - 1) * 100, (1 - c_.busy_share) * 100,
+                (c_.gain - 1) * 100, alone,
                 cpu_alone_out_ ? "; the CPU alone was far slower, or busy through its trial and slower: not tried again"
                                : "");
   return b;
