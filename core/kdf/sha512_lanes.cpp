@@ -55,15 +55,9 @@ double lane_pass_cost() {
 bool pbkdf2_hmac_lanes(const uint8_t* pw, size_t pw_len, const Pbkdf2Block* lanes, size_t n, uint32_t iterations,
                        const std::atomic<bool>* cancel) {
   const size_t width = lane_width();
-  // Below this many chains a pass of the lanes costs more than the chains one by one.
+  // Below this many chains a pass of the lanes costs more than the chains one by one (without lanes, width 1 is
+  // always below it: every chain takes the scalar path below).
   const size_t worth = size_t(lane_pass_cost()) + 1;
-  if (width < worth || n < worth) {
-    for (size_t i = 0; i < n; ++i)
-      if (!pbkdf2_block_cancellable(PrfId::Sha512, pw, pw_len, lanes[i].salt, lanes[i].salt_len, iterations,
-                                    lanes[i].block_index, lanes[i].out, cancel))
-        return false;
-    return true;
-  }
   // HMAC key block; the chaining values after the ipad and opad blocks are shared by every lane.
   uint8_t k[128] = {};
   SHA512_CTX ictx, octx;
@@ -90,7 +84,7 @@ bool pbkdf2_hmac_lanes(const uint8_t* pw, size_t pw_len, const Pbkdf2Block* lane
   bool ok = true;
   for (size_t first = 0; first < n && ok; first += width) {
     const size_t count = n - first < width ? n - first : width;
-    if (count < worth) {  // the last few chains: cheaper on the scalar path
+    if (count < worth) {  // a few chains (the last ones, or all without lanes): cheaper on the scalar path
       for (size_t l = 0; l < count && ok; ++l) {
         const Pbkdf2Block& ln = lanes[first + l];
         ok = pbkdf2_block_cancellable(PrfId::Sha512, pw, pw_len, ln.salt, ln.salt_len, iterations, ln.block_index,
