@@ -586,8 +586,10 @@ class ReencryptCommand final : public Command {
     BatchProgress progress(choose_progress_mode(vm.count("progress-json") > 0, vm.count("quiet") > 0), ctx.err);
     bo.job.progress = [&progress](const ProgressUpdate& u) { progress.update(u); };
     Clock::time_point t_prepared{};
+    size_t keys_along = 0;
     bo.on_prepared = [&](const std::vector<reenc::ItemResult>& items, const std::vector<const reenc::Job*>& jobs) {
       t_prepared = Clock::now();
+      for (const reenc::Job* j : jobs) keys_along += j && j->header_keys_derived_with_open();
       for (size_t i = 0; i < items.size(); ++i)
         if (jobs[i] && jobs[i]->resuming())
           ctx.verbose_line(items[i].path + ": resuming the interrupted re-encryption (journal " +
@@ -600,11 +602,11 @@ class ReencryptCommand final : public Command {
     const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
     if (t_prepared != Clock::time_point{}) {
       const double pre = std::chrono::duration<double>(t_prepared - t0).count();
-      char line[240];
+      char line[300];
       std::snprintf(line, sizeof line,
                     "time: engine ready in %.3f s; then the pre-flight of %zu container(s) (credentials, key "
-                    "derivations, new headers) %.3f s, the jobs %.3f s",
-                    engine_secs, reqs.size(), pre, secs - pre);
+                    "derivations, new headers; new keys derived along the open for %zu) %.3f s, the jobs %.3f s",
+                    engine_secs, reqs.size(), keys_along, pre, secs - pre);
       ctx.verbose_line(line);
     }
     return summarize(ctx, results, secs, bo.dry_run);

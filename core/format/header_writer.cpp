@@ -134,41 +134,78 @@ HeaderKey new_header_key(ChainId chain, const KdfChoice& kdf, const LockedBytes&
 }
 
 std::vector<HeaderKey> new_header_keys(const std::vector<HeaderKeySpec>& specs, unsigned threads) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<HeaderKey> keys(specs.size());
-  for (size_t i = 0; i < specs.size(); ++i) {
-    keys[i].chain = specs[i].chain;
-    random_bytes(keys[i].salt.data(), keys[i].salt.size());
-    keys[i].key = LockedBytes(2 * chain_info(specs[i].chain).key_size());
+  return HeaderKeyBatch(specs).keys(threads, false);
+}
+
+namespace {
+
+// Keys derived together: one PBKDF2 PRF, iteration count and password each; Argon2id keys alone (its output is not
+// prefix-stable and it has no lanes).
+bool same_pbkdf2(const KdfChoice& ka, const LockedBytes& pa, const KdfChoice& kb, const LockedBytes& pb) {
+  return ka.prf != PrfId::Argon2id && ka.prf == kb.prf && ka.iterations == kb.iterations && pa.size() == pb.size() &&
+         std::equal(pa.data(), pa.data() + pa.size(), pb.data());
+}
+
+size_t pbkdf2_blocks_of(const KdfChoice& kdf, size_t key_bytes) {
+  if (kdf.prf == PrfId::Argon2id) return 1;
+  const size_t d = prf_info(kdf.prf).digest_size;
+  return (key_bytes + d - 1) / d;
+}
+
+}  // namespace
+
+HeaderKeyBatch::HeaderKeyBatch(std::vector<HeaderKeySpec> specs)
+    : specs_(std::move(specs)), keys_(specs_.size()), lent_(specs_.size(), false), lent_out_(specs_.size()) {
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    keys_[i].chain = specs_[i].chain;
+    random_bytes(keys_[i].salt.data(), keys_[i].salt.size());
+    keys_[i].key = LockedBytes(2 * chain_info(specs_[i].chain).key_size());
   }
-  // Groups of keys derived together: one PBKDF2 PRF, iteration count and password each; Argon2id keys alone
-  // (its output is not prefix-stable and it has no lanes).
-  auto same = [&](const HeaderKeySpec& a, const HeaderKeySpec& b) {
-    const LockedBytes &pa = *a.kdf_password, &pb = *b.kdf_password;
-    return a.kdf->prf != PrfId::Argon2id && a.kdf->prf == b.kdf->prf && a.kdf->iterations == b.kdf->iterations &&
-           pa.size() == pb.size() && std::equal(pa.data(), pa.data() + pa.size(), pb.data());
-  };
+}
+
+std::vector<Pbkdf2Block> HeaderKeyBatch::lend_blocks(PrfId prf, uint32_t iterations, const LockedBytes& password) {
+  KdfChoice want;
+  want.prf = prf;
+  want.iterations = iterations;
+  std::vector<Pbkdf2Block> out;
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    if (lent_[i] || !same_pbkdf2(*specs_[i].kdf, *specs_[i].kdf_password, want, password)) continue;
+    const size_t d = prf_info(prf).digest_size, nb = pbkdf2_blocks_of(want, keys_[i].key.size());
+    lent_out_[i] = SecureBytes(nb * d);  // whole blocks: RIPEMD-160's 20 bytes do not divide a key
+    for (size_t b = 0; b < nb; ++b)
+      out.push_back({keys_[i].salt.data(), kSaltSize, uint32_t(b + 1), lent_out_[i].data() + b * d});
+    lent_[i] = true;
+  }
+  return out;
+}
+
+std::vector<HeaderKey> HeaderKeyBatch::keys(unsigned threads, bool lent_derived) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < specs_.size(); ++i)
+    if (lent_[i] && lent_derived)
+      std::memcpy(keys_[i].key.data(), lent_out_[i].data(), keys_[i].key.size());
+    else
+      todo.push_back(i);
   std::vector<std::vector<size_t>> groups;
-  for (size_t i = 0; i < specs.size(); ++i) {
-    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& gr) { return same(specs[gr[0]], specs[i]); });
+  for (size_t i : todo) {
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& gr) {
+      const HeaderKeySpec &a = specs_[gr[0]], &b = specs_[i];
+      return same_pbkdf2(*a.kdf, *a.kdf_password, *b.kdf, *b.kdf_password);
+    });
     if (g == groups.end())
       groups.push_back({i});
     else
       g->push_back(i);
   }
-  auto blocks_of = [&](size_t i) {
-    const KdfChoice& kdf = *specs[i].kdf;
-    if (kdf.prf == PrfId::Argon2id) return size_t(1);
-    const size_t d = prf_info(kdf.prf).digest_size;
-    return (keys[i].key.size() + d - 1) / d;
-  };
+  auto blocks_of = [&](size_t i) { return pbkdf2_blocks_of(*specs_[i].kdf, keys_[i].key.size()); };
   size_t total = 0;
-  for (size_t i = 0; i < specs.size(); ++i) total += blocks_of(i);
+  for (size_t i : todo) total += blocks_of(i);
   auto derive_group = [&](const std::vector<size_t>& g, unsigned t) {
-    const HeaderKeySpec& s = specs[g[0]];
+    const HeaderKeySpec& s = specs_[g[0]];
     if (s.kdf->prf == PrfId::Argon2id) {
-      derive_header_key(*s.kdf, *s.kdf_password, keys[g[0]].salt.data(), keys[g[0]].key.data(),
-                        keys[g[0]].key.size());
+      derive_header_key(*s.kdf, *s.kdf_password, keys_[g[0]].salt.data(), keys_[g[0]].key.data(),
+                        keys_[g[0]].key.size());
       return;
     }
     const size_t d = prf_info(s.kdf->prf).digest_size;
@@ -178,12 +215,12 @@ std::vector<HeaderKey> new_header_keys(const std::vector<HeaderKeySpec>& specs, 
     std::vector<Pbkdf2Block> blocks;
     for (size_t i : g)
       for (size_t b = 0; b < blocks_of(i); ++b)
-        blocks.push_back({keys[i].salt.data(), kSaltSize, uint32_t(b + 1), out.data() + blocks.size() * d});
+        blocks.push_back({keys_[i].salt.data(), kSaltSize, uint32_t(b + 1), out.data() + blocks.size() * d});
     pbkdf2_many(s.kdf->prf, s.kdf_password->data(), s.kdf_password->size(), blocks.data(), blocks.size(),
                 s.kdf->iterations, t);
     const uint8_t* p = out.data();
     for (size_t i : g) {
-      std::memcpy(keys[i].key.data(), p, keys[i].key.size());
+      std::memcpy(keys_[i].key.data(), p, keys_[i].key.size());
       p += blocks_of(i) * d;
     }
   };
@@ -193,7 +230,7 @@ std::vector<HeaderKey> new_header_keys(const std::vector<HeaderKeySpec>& specs, 
     for (size_t i : groups[k]) nb += blocks_of(i);
     derive_group(groups[k], unsigned(std::max<size_t>(1, threads * nb / total)));
   });
-  return keys;
+  return std::move(keys_);
 }
 
 EncryptedHeader seal_header(const HeaderFields& fields, const HeaderKey& key) {

@@ -18,6 +18,7 @@
 #include "core/format/header.h"
 #include "core/format/open.h"
 #include "core/io/file.h"
+#include "core/kdf/prf.h"
 #include "core/util/secure.h"
 
 namespace warpvol {
@@ -73,6 +74,25 @@ struct HeaderKeySpec {
   const LockedBytes* kdf_password = nullptr;
 };
 std::vector<HeaderKey> new_header_keys(const std::vector<HeaderKeySpec>& specs, unsigned threads = 0);
+// new_header_keys in two steps, for a caller that derives some of the keys' PBKDF2 blocks elsewhere: a
+// re-encryption hands its new headers' blocks to the open of the volume (OpenOptions::along), whose passes of the
+// SIMD lanes have room for them. The salts are drawn here; the specs' KDFs and passwords must outlive the batch.
+class HeaderKeyBatch {
+ public:
+  explicit HeaderKeyBatch(std::vector<HeaderKeySpec> specs);
+  // The PBKDF2 blocks of the keys whose KDF is this PRF and iteration count and whose password is `password`, to be
+  // derived by the caller into the keys' buffers; keys() derives only the others then. Empty when none match.
+  std::vector<Pbkdf2Block> lend_blocks(PrfId prf, uint32_t iterations, const LockedBytes& password);
+  // Derives every key whose blocks were not lent (all of them when the lent ones were not derived after all), on
+  // `threads` threads as new_header_keys, and hands the keys out in the specs' order (once).
+  std::vector<HeaderKey> keys(unsigned threads, bool lent_derived);
+
+ private:
+  std::vector<HeaderKeySpec> specs_;
+  std::vector<HeaderKey> keys_;
+  std::vector<bool> lent_;
+  std::vector<SecureBytes> lent_out_;  // the lent keys' blocks, derived by the caller
+};
 // Serializes `fields` (both CRCs computed here), prepends the key's salt and encrypts (spec §6.4).
 EncryptedHeader seal_header(const HeaderFields& fields, const HeaderKey& key);
 

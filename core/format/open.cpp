@@ -4,7 +4,8 @@
 // single ciphers, 128 for two-cipher cascades and 192 for three. Blocks are queued in stages (every candidate's
 // first 64 bytes before anybody's next 64), cheap TrueCrypt candidates first, and run on all cores; as soon as a
 // candidate's bytes for a stage are complete, the chains of that key size are tried on the header. The first match
-// cancels everything else. So a right password on a SHA-512/AES volume costs one PBKDF2 block on one core.
+// cancels everything else (but the blocks a caller asked to derive along, OpenOptions::along: those fill the passes
+// of the candidates sharing their KDF). So a right password on a SHA-512/AES volume costs one PBKDF2 block on one core.
 #include "core/format/open.h"
 
 #include <algorithm>
@@ -46,11 +47,17 @@ struct Candidate {
 };
 
 struct Task {
+  Task(Candidate* c, uint32_t b, int s, int o, uint32_t n = 1) : cand(c), block(b), stage(s), order(o), count(n) {}
   Candidate* cand;
   uint32_t block;  // 1-based PBKDF2 block; 0 = the whole Argon2 derivation
-  int stage;       // 1..3
+  int stage;       // 1..3 (4: the caller's blocks, OpenOptions::along, after the candidates')
   int order;       // tie-break
   uint32_t count = 1;  // blocks block..block+count-1 together (a PRF with SIMD lanes)
+  // Set where the caller's blocks go along (cand is then one of the candidates sharing their KDF, for the order and
+  // for telling primaries from backups): these blocks instead of cand's block..block+count-1, in one call.
+  std::vector<std::pair<Candidate*, uint32_t>> packed;  // candidates' blocks
+  std::vector<size_t> along;                            // indexes into OpenOptions::along->blocks
+  bool is_packed() const { return !packed.empty() || !along.empty(); }
 };
 
 // Rough seconds of a task on one core (from 500,000-iteration blocks timed with `warpvol benchmark --kdf-only`;
@@ -164,10 +171,57 @@ class Search {
       }
     }
     if (cands.empty()) return false;
+    const unsigned cores = opt_.kdf_threads ? opt_.kdf_threads : std::thread::hardware_concurrency();
+
+    // The caller's blocks go with the primary VeraCrypt candidates of the same KDF and password.
+    AlongBlocks* along = opt_.along && !opt_.along->blocks.empty() ? opt_.along : nullptr;
+    std::vector<Candidate*> with_along;
+    if (along) {
+      const LockedBytes& pw = *along->password;
+      for (auto& c : cands)
+        if (c->format == VolumeFormat::VeraCrypt && !c->loc.backup && c->digest && c->kdf.prf == along->prf &&
+            c->kdf.iterations == along->iterations && c->password->size() == pw.size() &&
+            std::equal(pw.data(), pw.data() + pw.size(), c->password->data()))
+          with_along.push_back(c.get());
+      if (with_along.empty()) along = nullptr;
+    }
 
     std::vector<Task> tasks;
     int order = 0;
+    if (along) {
+      // Where the lanes end sooner than a block per thread (pbkdf2_many's rule over all the blocks), every block of
+      // these candidates and the caller's share passes of the lanes, a part per thread; else the candidates' blocks
+      // keep their stages and the caller's follow them, one per task.
+      Candidate* first = with_along.front();
+      std::vector<std::pair<Candidate*, uint32_t>> own;
+      for (Candidate* c : with_along) {
+        const uint32_t blocks = uint32_t((c->need_bytes + c->digest - 1) / c->digest);
+        c->block_done.assign(blocks + 1, false);
+        for (uint32_t b = 1; b <= blocks; ++b) own.push_back({c, b});
+      }
+      const size_t n = own.size() + along->blocks.size();
+      const size_t parts = pbkdf2_lane_parts(along->prf, n, cores);
+      for (size_t p = 0; p < parts; ++p) {
+        Task t{first, 1, 1, order++};
+        for (size_t k = n * p / parts; k < n * (p + 1) / parts; ++k)
+          if (k < own.size())
+            t.packed.push_back(own[k]);
+          else
+            t.along.push_back(k - own.size());
+        t.count = uint32_t(t.packed.size() + t.along.size());
+        tasks.push_back(std::move(t));
+      }
+      if (parts == 0) {
+        for (auto [c, b] : own) tasks.push_back({c, b, int((b - 1) * c->digest / 64) + 1, order++});
+        for (size_t k = 0; k < along->blocks.size(); ++k) {
+          Task t{first, 1, 4, order++};
+          t.along.push_back(k);
+          tasks.push_back(std::move(t));
+        }
+      }
+    }
     for (auto& c : cands) {
+      if (std::find(with_along.begin(), with_along.end(), c.get()) != with_along.end() && along) continue;
       const bool tc = c->format == VolumeFormat::TrueCrypt;
       if (c->digest == 0) {  // Argon2id: one task, after all PBKDF2 work (it is rare and memory-hungry)
         tasks.push_back({c.get(), 0, 4, order++});
@@ -204,6 +258,7 @@ class Search {
 
     std::atomic<size_t> next{0};
     std::atomic<bool> done{false};
+    std::atomic<size_t> along_left{along ? along->blocks.size() : 0};
     std::mutex found_mu;
     bool have = false;
     Found backup_match;  // a backup header that decrypted, waiting for the primary tasks to finish
@@ -221,14 +276,22 @@ class Search {
       try {
         for (;;) {
           const size_t i = next.fetch_add(1);
-          if (i >= tasks.size() || done.load() || kdf_stop_requested()) return;
+          if (i >= tasks.size() || kdf_stop_requested()) return;
           Task& t = tasks[i];
+          // After a match only the caller's blocks are left to derive: it needs them whatever the search found.
+          if (done.load() && t.along.empty()) continue;
           Candidate& c = *t.cand;
-          if (t.block == 0) {
+          std::vector<Candidate*> derived{&c};
+          // A derivation given up (another task matched) leaves this worker for the caller's blocks still queued.
+          if (t.is_packed()) {
+            derived = derive_packed(t, *along, done);
+            if (derived.empty()) continue;
+            if (!t.along.empty()) along_left -= t.along.size();
+          } else if (t.block == 0) {
             // Argon2 output is not prefix-stable: always the full 192 bytes (derive_header_key does the same).
             if (!argon2id_cancellable(c.password->data(), c.password->size(), c.salt.data(), kSaltSize, c.kdf.argon2,
                                       c.key.data(), kHeaderKeyMaterial, &done))
-              return;
+              continue;
           } else {
             SecureBytes out(c.digest * t.count);
             std::vector<Pbkdf2Block> blocks;
@@ -236,23 +299,27 @@ class Search {
               blocks.push_back({c.salt.data(), kSaltSize, t.block + k, out.data() + k * c.digest});
             if (!pbkdf2_blocks_cancellable(c.kdf.prf, c.password->data(), c.password->size(), blocks.data(),
                                            blocks.size(), c.kdf.iterations, &done))
-              return;
+              continue;
             std::lock_guard<std::mutex> lk(c.mu);
             std::memcpy(c.key.data() + (t.block - 1) * c.digest, out.data(), c.digest * t.count);
             for (uint32_t k = 0; k < t.count; ++k) c.block_done[t.block + k] = true;
           }
           Found f;
-          const bool matched = try_ready_chains(c, t.block == 0, f);
+          bool matched = false;
+          for (Candidate* d : derived)
+            if (!matched) matched = try_ready_chains(*d, t.block == 0 && !t.is_packed(), f);
           std::lock_guard<std::mutex> lk(found_mu);
           if (!c.loc.backup) {
-            if (matched) return accept(f);
-            if (primary_left.fetch_sub(1) == 1 && have_backup) return accept(backup_match);
+            if (matched)
+              accept(f);
+            else if (primary_left.fetch_sub(1) == 1 && have_backup)
+              accept(backup_match);
           } else if (matched) {
             if (!have_backup) {
               backup_match = f;
               have_backup = true;
             }
-            if (primary_left.load() == 0) return accept(backup_match);
+            if (primary_left.load() == 0) accept(backup_match);
           }
         }
       } catch (...) {
@@ -261,12 +328,12 @@ class Search {
         done = true;
       }
     };
-    const unsigned cores = opt_.kdf_threads ? opt_.kdf_threads : std::thread::hardware_concurrency();
     const unsigned n = std::max(1u, std::min<unsigned>(cores, unsigned(tasks.size())));
     std::vector<std::thread> threads;
     for (unsigned k = 1; k < n; ++k) threads.emplace_back(worker);
     worker();
     for (auto& th : threads) th.join();
+    if (along) along->derived = along_left.load() == 0;
     // SIGINT/SIGTERM or the GUI's Cancel (kdf_stop.h) abandoned the derivations: no answer either way.
     if (!have && kdf_stop_requested()) throw Error(ErrorKind::Interrupted, "interrupted");
     if (!have && have_backup && !error) {
@@ -284,6 +351,32 @@ class Search {
   }
 
  private:
+  // Derives a packed task's blocks in one call (the lanes) and records the candidates' ones. The caller's blocks are
+  // not given up when another task matches: only the process-wide stop interrupts them. Returns the candidates
+  // whose blocks came (none: interrupted).
+  std::vector<Candidate*> derive_packed(const Task& t, AlongBlocks& along, const std::atomic<bool>& done) {
+    const size_t d = t.cand->digest;
+    SecureBytes out(d * t.packed.size());
+    std::vector<Pbkdf2Block> blocks;
+    for (size_t k = 0; k < t.packed.size(); ++k)
+      blocks.push_back({t.packed[k].first->salt.data(), kSaltSize, t.packed[k].second, out.data() + k * d});
+    for (size_t a : t.along) blocks.push_back(along.blocks[a]);
+    const LockedBytes& pw = *along.password;
+    if (!pbkdf2_blocks_cancellable(along.prf, pw.data(), pw.size(), blocks.data(), blocks.size(), along.iterations,
+                                   t.along.empty() ? &done : nullptr))
+      return {};
+    std::vector<Candidate*> got;
+    for (size_t k = 0; k < t.packed.size(); ++k) {
+      auto [c, b] = t.packed[k];
+      std::lock_guard<std::mutex> lk(c->mu);
+      std::memcpy(c->key.data() + (b - 1) * d, out.data() + k * d, d);
+      c->block_done[b] = true;
+      if (std::find(got.begin(), got.end(), c) == got.end()) got.push_back(c);
+    }
+    if (got.empty()) got.push_back(t.cand);  // the caller's blocks only: nothing new to try
+    return got;
+  }
+
   // Tries every chain whose key material is now complete. Called after each finished block.
   bool try_ready_chains(Candidate& c, bool all, Found& f) {
     std::lock_guard<std::mutex> lk(c.mu);

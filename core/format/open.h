@@ -12,6 +12,7 @@
 #include "core/crypto/legacy_mode.h"
 #include "core/format/header.h"
 #include "core/io/file.h"
+#include "core/kdf/prf.h"
 
 namespace warpvol {
 
@@ -23,6 +24,19 @@ struct Credentials {
 
 enum class SlotKind { Normal, Hidden, System, LegacyNormal, LegacyHidden };
 std::string_view slot_kind_name(SlotKind k);
+
+// PBKDF2 blocks of other keys that a caller will need once the volume opens (a re-encryption's new header keys,
+// whose salts it draws first), derived in the header search's own passes: where they share a VeraCrypt candidate's
+// PRF, iteration count and password, they fill the SIMD lanes that the candidates' blocks leave free (a SHA-512
+// pass of 8 lanes costs about two blocks), so that a batch's pre-flight derives its containers' new keys in the
+// passes that open them instead of after them.
+struct AlongBlocks {
+  PrfId prf{};
+  uint32_t iterations = 0;
+  const LockedBytes* password = nullptr;  // the KDF's input (keyfiles applied)
+  std::vector<Pbkdf2Block> blocks;
+  bool derived = false;                   // set by the search: every block was derived (else the caller must)
+};
 
 struct OpenOptions {
   Credentials credentials;
@@ -51,6 +65,9 @@ struct OpenOptions {
   // opens several volumes at once gives each its share instead, so that no open's speculative work takes the cores
   // another open's own header needs.
   unsigned kdf_threads = 0;
+  // Blocks to derive along the search (AlongBlocks); derived whether or not the volume opens, unless the search is
+  // interrupted or no candidate shares their KDF and password.
+  AlongBlocks* along = nullptr;
   // Notes for the user ("primary header damaged: opened with the embedded backup header").
   std::function<void(const std::string&)> notice;
   // FOR TESTS AND FUZZING ONLY; no command or GUI path sets it. Nonzero: every PBKDF2 candidate is derived with

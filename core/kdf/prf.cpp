@@ -375,6 +375,16 @@ double pbkdf2_lane_pass_cost(PrfId prf) {
   }
 }
 
+size_t pbkdf2_lane_parts(PrfId prf, size_t n, unsigned threads) {
+  if (n == 0 || threads == 0) return 0;
+  // In the time of one block alone: a thread per block takes max(1, n / threads); min(threads, n) threads with k
+  // blocks each take ceil(k / width) passes of the lanes (a lone block costs one block).
+  const size_t width = pbkdf2_lane_width(prf), t = std::min<size_t>(threads, n), k = (n + t - 1) / t;
+  const double per_block = std::max(1.0, double(n) / threads);
+  const double in_lanes = k < 2 ? 1.0 : double((k + width - 1) / width) * pbkdf2_lane_pass_cost(prf);
+  return width > 1 && in_lanes < per_block ? t : 0;
+}
+
 bool pbkdf2_blocks_cancellable(PrfId prf, const uint8_t* pw, size_t pw_len, const Pbkdf2Block* blocks, size_t n,
                                uint32_t iterations, const std::atomic<bool>* cancel) {
   if (prf == PrfId::Blake2s) return blake2s::pbkdf2_hmac_lanes(pw, pw_len, blocks, n, iterations, cancel);
@@ -402,13 +412,9 @@ void pbkdf2_many(PrfId prf, const uint8_t* pw, size_t pw_len, const Pbkdf2Block*
   if (n == 0) return;
   if (iterations < kParallelIterations) threads = 1;
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  // In the time of one block alone: a thread per block takes max(1, n / threads); min(threads, n) threads with k
-  // blocks each take ceil(k / width) passes of the lanes (a lone block costs one block).
-  const size_t width = pbkdf2_lane_width(prf), t = std::min<size_t>(threads, n), k = (n + t - 1) / t;
-  const double per_block = std::max(1.0, double(n) / threads);
-  const double in_lanes = k < 2 ? 1.0 : double((k + width - 1) / width) * pbkdf2_lane_pass_cost(prf);
-  const bool lanes = width > 1 && in_lanes < per_block;
-  const size_t parts = lanes ? t : threads == 1 ? 1 : std::min<size_t>(n, 64);
+  const size_t lane_parts = pbkdf2_lane_parts(prf, n, threads);
+  const bool lanes = lane_parts > 0;
+  const size_t parts = lanes ? lane_parts : threads == 1 ? 1 : std::min<size_t>(n, 64);
   std::vector<char> done(parts, 0);
   run_parts(unsigned(parts), [&](unsigned p) {  // part p: blocks [n p / parts, n (p + 1) / parts)
     const size_t a = n * p / parts, b = n * (p + 1) / parts;

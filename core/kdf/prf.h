@@ -65,6 +65,9 @@ bool pbkdf2_blocks_cancellable(PrfId prf, const uint8_t* password, size_t passwo
                                size_t n, uint32_t iterations, const std::atomic<bool>* cancel);
 size_t pbkdf2_lane_width(PrfId prf);  // 1 = no lanes (one block costs one block)
 double pbkdf2_lane_pass_cost(PrfId prf);  // one pass of the lanes, in the time of one block alone (1 = no lanes)
+// How pbkdf2_many shares n blocks out among `threads` threads: the number of parts that each compute their share in
+// one call of the lanes, or 0 where a thread per block ends sooner (or the PRF has no lanes).
+size_t pbkdf2_lane_parts(PrfId prf, size_t n, unsigned threads);
 // Blocks of one password and iteration count (any salts and block indexes: several header keys at once) on up to
 // `threads` cores (0 = every core), whichever way ends first: a thread per block (the cores share them out), or
 // min(threads, n) threads that each compute their share in SIMD lanes where the PRF has lanes. So with free cores

@@ -94,6 +94,81 @@ Credentials new_credentials(const Credentials& old, const NewSettings& n) {
 
 std::string prf_name(PrfId p) { return "HMAC-" + std::string(prf_info(p).name); }
 
+// The new header's PRF: the one asked for, else the old one where VeraCrypt 1.26 still opens it, else SHA-512.
+PrfId new_header_prf(const NewSettings& n, PrfId old) {
+  return n.prf ? *n.prf : prf_info(old).veracrypt ? old : PrfId::Sha512;
+}
+
+// A one-part job's three header keys (in prepare_new's order: old credentials for the marked primary; new
+// credentials for the final primary, and for the final backup whose key the marked backup shares), planned before
+// the open so that their PBKDF2 blocks go along its derivation (OpenOptions::along): a batch's pre-flight then costs
+// about one pass of the SHA-512 lanes per thread instead of the open's block-by-block rounds and a pass after them.
+// Only where the request names what the keys depend on (the open's PRF and chain) and the volume turns out as
+// planned (a VeraCrypt header of that PRF and chain, no hidden part): else prepare_new derives them as before.
+class KeysAhead {
+ public:
+  static std::unique_ptr<KeysAhead> plan(const VolumeRequest& req) {
+    const OpenOptions& o = req.open;
+    if (!o.prf || !o.chain || *o.prf == PrfId::Argon2id || !prf_info(*o.prf).veracrypt || req.hidden || o.system ||
+        o.format == VolumeFormat::TrueCrypt || o.test_only_pbkdf2_iterations)
+      return nullptr;
+    const PrfId new_prf = new_header_prf(req.next, *o.prf);
+    if (new_prf == PrfId::Argon2id || !prf_info(new_prf).veracrypt) return nullptr;
+    auto k = std::unique_ptr<KeysAhead>(new KeysAhead);
+    try {
+      const Credentials next = new_credentials(o.credentials, req.next);
+      k->old_kdf_ = new_header_kdf(*o.prf, VolumeFormat::VeraCrypt, o.credentials.pim);
+      k->new_kdf_ = new_header_kdf(new_prf, VolumeFormat::VeraCrypt, next.pim);
+      k->old_pw_ = header_kdf_password(o.credentials, VolumeFormat::VeraCrypt);
+      k->new_pw_ = header_kdf_password(next, VolumeFormat::VeraCrypt);
+    } catch (const Error&) {
+      return nullptr;  // bad settings: prepare_new says what is wrong, after the open
+    }
+    const ChainId new_chain = req.next.chain.value_or(*o.chain);
+    k->planned_ = {{*o.chain, &k->old_kdf_, &k->old_pw_},
+                   {new_chain, &k->new_kdf_, &k->new_pw_},
+                   {new_chain, &k->new_kdf_, &k->new_pw_}};
+    k->batch_ = std::make_unique<HeaderKeyBatch>(k->planned_);
+    k->along_.prf = k->old_kdf_.prf;
+    k->along_.iterations = k->old_kdf_.iterations;
+    k->along_.password = &k->old_pw_;
+    k->along_.blocks = k->batch_->lend_blocks(k->old_kdf_.prf, k->old_kdf_.iterations, k->old_pw_);
+    k->open_ = o;
+    k->open_.along = &k->along_;
+    return k;
+  }
+
+  const OpenOptions& open_options() const { return open_; }
+
+  // The keys of these specs (prepare_new's), when they are the planned ones; else nothing (derive them).
+  std::optional<std::vector<HeaderKey>> take(const std::vector<HeaderKeySpec>& specs, unsigned threads) {
+    if (specs.size() != planned_.size() || !batch_) return std::nullopt;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const HeaderKeySpec &a = specs[i], &b = planned_[i];
+      const LockedBytes &pa = *a.kdf_password, &pb = *b.kdf_password;
+      if (a.chain != b.chain || a.kdf->prf != b.kdf->prf || a.kdf->iterations != b.kdf->iterations ||
+          pa.size() != pb.size() || !std::equal(pa.data(), pa.data() + pa.size(), pb.data()))
+        return std::nullopt;
+    }
+    used_with_open_ = along_.derived;
+    auto keys = batch_->keys(threads, along_.derived);
+    batch_.reset();
+    return keys;
+  }
+
+  bool used_with_open() const { return used_with_open_; }
+
+ private:
+  KeysAhead() = default;
+  KdfChoice old_kdf_, new_kdf_;
+  LockedBytes old_pw_, new_pw_;
+  std::vector<HeaderKeySpec> planned_;
+  std::unique_ptr<HeaderKeyBatch> batch_;
+  AlongBlocks along_;
+  OpenOptions open_;
+  bool used_with_open_ = false;
+};
+
 }  // namespace
 
 struct Job::Impl {
@@ -121,6 +196,7 @@ struct Job::Impl {
   bool resuming = false;
   bool on_disk = false;  // a journal exists (J0 passed)
   std::optional<OpenedHeader> legacy;  // prepare_new opened a V1-layout volume: migrated instead (migrate.h)
+  bool keys_with_open = false;  // the new header keys were derived along the open (KeysAhead)
   std::chrono::steady_clock::time_point t0;
   StageTimes times;
   uint64_t bytes_this_run = 0;
@@ -214,9 +290,10 @@ struct Job::Impl {
 
   void prepare_new(const VolumeRequest& req) {
     const uint64_t H = file->size();
+    std::unique_ptr<KeysAhead> ahead = KeysAhead::plan(req);
     OpenedHeader oh;
     try {
-      oh = open_header(*file, req.open);
+      oh = open_header(*file, ahead ? ahead->open_options() : req.open);
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::Format && std::string(e.what()).find(kHalfReencryptedPhrase) != std::string::npos)
         throw Error(ErrorKind::Format, path + " is half re-encrypted, but its journal " + journal_path +
@@ -287,7 +364,7 @@ struct Job::Impl {
                                             "whirlpool, streebog or argon2)");
         p.rec.new_prf = *req.next.prf;
       } else {
-        p.rec.new_prf = prf_info(o.kdf.prf).veracrypt ? o.kdf.prf : PrfId::Sha512;
+        p.rec.new_prf = new_header_prf(req.next, o.kdf.prf);
         if (p.rec.new_prf != o.kdf.prf)
           notice(path + ": VeraCrypt 1.26 no longer opens " + prf_name(o.kdf.prf) + " headers: the new header uses " +
                  prf_name(p.rec.new_prf) + " (choose with --new-hash)");
@@ -330,7 +407,11 @@ struct Job::Impl {
       specs.push_back({p.rec.new_chain, &b.new_kdf, &b.new_pw});
       specs.push_back({p.rec.new_chain, &b.new_kdf, &b.new_pw});
     }
-    const std::vector<HeaderKey> keys = new_header_keys(specs, req.open.kdf_threads);
+    std::optional<std::vector<HeaderKey>> ahead_keys;
+    if (ahead) ahead_keys = ahead->take(specs, req.open.kdf_threads);
+    keys_with_open = ahead && ahead->used_with_open();
+    const std::vector<HeaderKey> keys =
+        ahead_keys ? std::move(*ahead_keys) : new_header_keys(specs, req.open.kdf_threads);
     for (size_t i = 0; i < builds.size(); ++i) {
       Build& b = builds[i];
       Part& p = parts[i];
@@ -1002,6 +1083,7 @@ uint64_t Job::done_bytes() const {
 // A migration moves its data in segments no larger than the shift (migrate.h), the source of each intact until
 // it is moved: checksum resilience's guarantee without the checksums.
 Resilience Job::resilience() const { return mig_ ? Resilience::Checksum : impl_->j.resilience; }
+bool Job::header_keys_derived_with_open() const { return !mig_ && impl_->keys_with_open; }
 
 std::string Job::describe() const {
   if (mig_) return mig_->describe();

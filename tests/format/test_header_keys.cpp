@@ -54,3 +54,37 @@ TEST_CASE("Header keys derived together equal each key derived alone", "[kdf][he
     CHECK(salts.size() == specs.size());
   }
 }
+
+TEST_CASE("Header keys whose blocks were lent and derived elsewhere equal each key derived alone", "[kdf][header]") {
+  const LockedBytes old_pw = password("old password"), new_pw = password("new password");
+  const KdfChoice sha512{PrfId::Sha512, 1200, {}}, ripemd{PrfId::Ripemd160, 1000, {}};
+  const std::vector<HeaderKeySpec> specs = {
+      {ChainId::AesTwofishSerpent, &sha512, &old_pw},  // lent: 3 blocks
+      {ChainId::AesTwofishSerpent, &ripemd, &old_pw},  // lent in a second call: 10 blocks of 20 bytes for 192
+      {ChainId::Serpent, &sha512, &new_pw},            // another password: never lent
+      {ChainId::Aes, &sha512, &old_pw},                // lent with the first: 1 block
+  };
+  for (const bool derive_lent : {true, false}) {
+    INFO((derive_lent ? "lent blocks derived" : "lent blocks left underived"));
+    HeaderKeyBatch batch(specs);
+    const std::vector<Pbkdf2Block> a = batch.lend_blocks(PrfId::Sha512, 1200, old_pw);
+    CHECK(a.size() == 4);
+    CHECK(batch.lend_blocks(PrfId::Sha512, 1200, old_pw).empty());  // lent once
+    CHECK(batch.lend_blocks(PrfId::Sha512, 1201, old_pw).empty());
+    const std::vector<Pbkdf2Block> b = batch.lend_blocks(PrfId::Ripemd160, 1000, old_pw);
+    CHECK(b.size() == 10);
+    if (derive_lent) {
+      pbkdf2_many(PrfId::Sha512, old_pw.data(), old_pw.size(), a.data(), a.size(), 1200, 2);
+      pbkdf2_many(PrfId::Ripemd160, old_pw.data(), old_pw.size(), b.data(), b.size(), 1000, 1);
+    }
+    const std::vector<HeaderKey> keys = batch.keys(2, derive_lent);
+    REQUIRE(keys.size() == specs.size());
+    for (size_t i = 0; i < specs.size(); ++i) {
+      INFO("key " << i);
+      const size_t len = 2 * chain_info(specs[i].chain).key_size();
+      LockedBytes alone(len);
+      derive_header_key(*specs[i].kdf, *specs[i].kdf_password, keys[i].salt.data(), alone.data(), len);
+      CHECK(to_hex(keys[i].key.data(), len) == to_hex(alone.data(), len));
+    }
+  }
+}

@@ -397,6 +397,60 @@ TEST_CASE("reencrypt: interrupted at a safe point, the container is refused unti
   check_final_header(header_of(path, open_opts(nc)), ChainId::Serpent, PrfId::Sha512);
 }
 
+TEST_CASE("reencrypt: header keys derived along the open, their marked and final headers", "[reencrypt]") {
+  wvtest::TempDir dir;
+  const auto plain = noise(384 * kKiB);
+  const Credentials oc = creds("old pw");
+  struct Case {
+    const char* name;
+    bool chain_named;                    // the open's chain given: the keys can go along
+    std::optional<std::string> new_pw;   // new credentials (their keys do not share the open's password)
+    std::optional<PrfId> new_prf;
+  };
+  const std::vector<Case> cases = {{"same credentials", true, std::nullopt, std::nullopt},
+                                   {"a new password", true, "new pw", std::nullopt},
+                                   {"a new PRF", true, std::nullopt, PrfId::Sha256},
+                                   {"the chain not named", false, std::nullopt, std::nullopt}};
+  int k = 0;
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const std::string path = dir.file("a" + std::to_string(k++) + ".hc");
+    make_container(path, plain, ChainId::SerpentTwofishAes, PrfId::Sha512, oc);
+    VolumeRequest r = request(path, oc);
+    if (c.chain_named) r.open.chain = ChainId::SerpentTwofishAes;
+    r.open.kdf_threads = 1;  // a batch's share: the keys and the open in the lanes of one thread
+    r.next.chain = ChainId::KuznyechikSerpentCamellia;
+    if (c.new_pw) r.next.password = pw(*c.new_pw);
+    r.next.prf = c.new_prf;
+    const Credentials nc = c.new_pw ? creds(*c.new_pw) : oc;
+    const PrfId final_prf = c.new_prf.value_or(PrfId::Sha512);
+    // Interrupted after its first zone: the marked primary opens with the old credentials, the marked backup with
+    // the new ones (both say the volume is half re-encrypted: the header decrypted).
+    JobOptions stop = job_options(Resilience::Checksum, 128 * kKiB);
+    stop.cancel.requested = [] { return true; };
+    auto job = Job::prepare(r, stop);
+    CHECK(job->header_keys_derived_with_open() == c.chain_named);
+    CHECK_THROWS(job->run());
+    job.reset();
+    REQUIRE(journal_exists(path));
+    OpenOptions marked_backup = open_opts(nc, final_prf);
+    marked_backup.backup_only = true;
+    for (const OpenOptions& o : {open_opts(oc, PrfId::Sha512), marked_backup})
+      CHECK_THROWS_MATCHES(header_of(path, o), Error, Catch::Predicate<Error>([](const Error& e) {
+                             return e.kind() == ErrorKind::Format &&
+                                    std::string(e.what()).find(kHalfReencryptedPhrase) != std::string::npos;
+                           }));
+    reencrypt(r, job_options(Resilience::Checksum, 128 * kKiB));
+    CHECK_FALSE(journal_exists(path));
+    check_final_header(header_of(path, open_opts(nc)), ChainId::KuznyechikSerpentCamellia, final_prf);
+    check_both_headers(path, open_opts(nc));
+    CHECK(sha256_hex(read_plain(path, open_opts(nc))) == sha256_hex(plain));
+    if (c.new_pw)
+      CHECK_THROWS_MATCHES(header_of(path, open_opts(oc)), Error,
+                           Catch::Predicate<Error>([](const Error& e) { return e.kind() == ErrorKind::Auth; }));
+  }
+}
+
 TEST_CASE("reencrypt: resume-only, wrong credentials and changed settings on resume", "[reencrypt]") {
   wvtest::TempDir dir;
   const std::string path = dir.file("r.hc");
