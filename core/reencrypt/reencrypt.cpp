@@ -103,15 +103,18 @@ PrfId new_header_prf(const NewSettings& n, PrfId old) {
 // credentials for the final primary, and for the final backup whose key the marked backup shares), planned before
 // the open so that their PBKDF2 blocks go along its derivation (OpenOptions::along): a batch's pre-flight then costs
 // about one pass of the SHA-512 lanes per thread instead of the open's block-by-block rounds and a pass after them.
-// Only where the request names what the keys depend on (the open's PRF and chain) and the volume turns out as
-// planned (a VeraCrypt header of that PRF and chain, no hidden part): else prepare_new derives them as before.
+// Only where the request names the open's PRF and the volume turns out as planned (a VeraCrypt header of that PRF,
+// no hidden part): else prepare_new derives them as before. A key whose chain is not named (the open's, and the new
+// one unless --new-encryption names it) is planned at the most key material a chain takes, where the PRF has SIMD
+// lanes to derive the extra blocks in: PBKDF2's blocks are independent, so any chain's key is a prefix of it.
 class KeysAhead {
  public:
   static std::unique_ptr<KeysAhead> plan(const VolumeRequest& req) {
     const OpenOptions& o = req.open;
-    if (!o.prf || !o.chain || *o.prf == PrfId::Argon2id || !prf_info(*o.prf).veracrypt || req.hidden || o.system ||
+    if (!o.prf || *o.prf == PrfId::Argon2id || !prf_info(*o.prf).veracrypt || req.hidden || o.system ||
         o.format == VolumeFormat::TrueCrypt || o.test_only_pbkdf2_iterations)
       return nullptr;
+    if (!o.chain && pbkdf2_lane_width(*o.prf) < 2) return nullptr;  // the extra blocks would cost their time
     const PrfId new_prf = new_header_prf(req.next, *o.prf);
     if (new_prf == PrfId::Argon2id || !prf_info(new_prf).veracrypt) return nullptr;
     auto k = std::unique_ptr<KeysAhead>(new KeysAhead);
@@ -124,10 +127,11 @@ class KeysAhead {
     } catch (const Error&) {
       return nullptr;  // bad settings: prepare_new says what is wrong, after the open
     }
-    const ChainId new_chain = req.next.chain.value_or(*o.chain);
-    k->planned_ = {{*o.chain, &k->old_kdf_, &k->old_pw_},
-                   {new_chain, &k->new_kdf_, &k->new_pw_},
-                   {new_chain, &k->new_kdf_, &k->new_pw_}};
+    const std::optional<ChainId> new_chain = req.next.chain ? req.next.chain : o.chain;
+    k->named_ = {o.chain.has_value(), new_chain.has_value(), new_chain.has_value()};
+    k->planned_ = {{o.chain.value_or(kMostKeyMaterial), &k->old_kdf_, &k->old_pw_},
+                   {new_chain.value_or(kMostKeyMaterial), &k->new_kdf_, &k->new_pw_},
+                   {new_chain.value_or(kMostKeyMaterial), &k->new_kdf_, &k->new_pw_}};
     k->batch_ = std::make_unique<HeaderKeyBatch>(k->planned_);
     k->along_.prf = k->old_kdf_.prf;
     k->along_.iterations = k->old_kdf_.iterations;
@@ -146,20 +150,31 @@ class KeysAhead {
     for (size_t i = 0; i < specs.size(); ++i) {
       const HeaderKeySpec &a = specs[i], &b = planned_[i];
       const LockedBytes &pa = *a.kdf_password, &pb = *b.kdf_password;
-      if (a.chain != b.chain || a.kdf->prf != b.kdf->prf || a.kdf->iterations != b.kdf->iterations ||
+      const bool chain_ok =
+          named_[i] ? a.chain == b.chain : chain_info(a.chain).key_size() <= chain_info(b.chain).key_size();
+      if (!chain_ok || a.kdf->prf != b.kdf->prf || a.kdf->iterations != b.kdf->iterations ||
           pa.size() != pb.size() || !std::equal(pa.data(), pa.data() + pa.size(), pb.data()))
         return std::nullopt;
     }
     used_with_open_ = along_.derived;
-    auto keys = batch_->keys(threads, along_.derived);
+    std::vector<HeaderKey> keys = batch_->keys(threads, along_.derived);
     batch_.reset();
+    for (size_t i = 0; i < keys.size(); ++i)
+      if (keys[i].chain != specs[i].chain) {  // planned at the most key material: the chain's key is its prefix
+        LockedBytes key(keys[i].key.data(), 2 * chain_info(specs[i].chain).key_size());
+        keys[i].key = std::move(key);
+        keys[i].chain = specs[i].chain;
+      }
     return keys;
   }
 
   bool used_with_open() const { return used_with_open_; }
 
  private:
+  // A chain whose key material is kHeaderKeyMaterial, the most any chain takes (three ciphers).
+  static constexpr ChainId kMostKeyMaterial = ChainId::AesTwofishSerpent;
   KeysAhead() = default;
+  std::array<bool, 3> named_{};  // the planned key's chain was named (else any chain up to kMostKeyMaterial's)
   KdfChoice old_kdf_, new_kdf_;
   LockedBytes old_pw_, new_pw_;
   std::vector<HeaderKeySpec> planned_;

@@ -172,8 +172,8 @@ class Job {
   uint64_t done_bytes() const;   // already new (resume)
   Resilience resilience() const;
   std::string describe() const;  // "AES -> Serpent, HMAC-SHA-512 -> HMAC-SHA-512 (normal volume, 256 MiB)"
-  // The new headers' keys were derived in the passes that opened the volume (the request named its PRF and chain):
-  // what a batch's pre-flight costs depends on it (--verbose, tests).
+  // The new headers' keys were derived in the passes that opened the volume (the request named its PRF; README,
+  // "reencrypt"): what a batch's pre-flight costs depends on it (--verbose, tests).
   bool header_keys_derived_with_open() const;
 
   // Runs the protocol to the end. Error(Interrupted) after a safe point when cancelled; any other error leaves a
