@@ -264,10 +264,14 @@ class Search {
     Found backup_match;  // a backup header that decrypted, waiting for the primary tasks to finish
     bool have_backup = false;
     std::exception_ptr error;
+    // The caller's blocks are needed only where the volume opens through a candidate they went with (same format,
+    // PRF, count and password); another match (a TrueCrypt header, a backup) gives them up as the rest.
+    std::atomic<bool> along_moot{false};
     auto accept = [&](const Found& f) {  // under found_mu
       if (!have) {
         have = true;
         found = f;
+        if (std::find(with_along.begin(), with_along.end(), f.cand) == with_along.end()) along_moot = true;
       }
       done = true;
     };
@@ -279,12 +283,12 @@ class Search {
           if (i >= tasks.size() || kdf_stop_requested()) return;
           Task& t = tasks[i];
           // After a match only the caller's blocks are left to derive: it needs them whatever the search found.
-          if (done.load() && t.along.empty()) continue;
+          if (done.load() && (t.along.empty() || along_moot.load())) continue;
           Candidate& c = *t.cand;
           std::vector<Candidate*> derived{&c};
           // A derivation given up (another task matched) leaves this worker for the caller's blocks still queued.
           if (t.is_packed()) {
-            derived = derive_packed(t, *along, done);
+            derived = derive_packed(t, *along, t.along.empty() ? done : along_moot);
             if (derived.empty()) continue;
             if (!t.along.empty()) along_left -= t.along.size();
           } else if (t.block == 0) {
@@ -351,10 +355,10 @@ class Search {
   }
 
  private:
-  // Derives a packed task's blocks in one call (the lanes) and records the candidates' ones. The caller's blocks are
-  // not given up when another task matches: only the process-wide stop interrupts them. Returns the candidates
-  // whose blocks came (none: interrupted).
-  std::vector<Candidate*> derive_packed(const Task& t, AlongBlocks& along, const std::atomic<bool>& done) {
+  // Derives a packed task's blocks in one call (the lanes) and records the candidates' ones; `cancel` (or the
+  // process-wide stop) gives it up: the search's end for a task of candidates' blocks alone, the caller's blocks
+  // turning moot for one that carries them. Returns the candidates whose blocks came (none: given up).
+  std::vector<Candidate*> derive_packed(const Task& t, AlongBlocks& along, const std::atomic<bool>& cancel) {
     const size_t d = t.cand->digest;
     SecureBytes out(d * t.packed.size());
     std::vector<Pbkdf2Block> blocks;
@@ -363,7 +367,7 @@ class Search {
     for (size_t a : t.along) blocks.push_back(along.blocks[a]);
     const LockedBytes& pw = *along.password;
     if (!pbkdf2_blocks_cancellable(along.prf, pw.data(), pw.size(), blocks.data(), blocks.size(), along.iterations,
-                                   t.along.empty() ? &done : nullptr))
+                                   &cancel))
       return {};
     std::vector<Candidate*> got;
     for (size_t k = 0; k < t.packed.size(); ++k) {

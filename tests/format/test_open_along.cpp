@@ -12,6 +12,7 @@
 #include "core/util/error.h"
 #include "core/util/random.h"
 #include "tests/support/create_support.h"
+#include "tests/support/reencrypt_support.h"
 #include "tests/support/test_support.h"
 
 using namespace warpvol;
@@ -86,6 +87,19 @@ TEST_CASE("open derives the caller's blocks along its search", "[header][kdf]") 
                          Catch::Predicate<Error>([](const Error& e) { return e.kind() == ErrorKind::Auth; }));
     CHECK(a.blocks.derived);
     a.check(other);
+  }
+  SECTION("a match they did not go with (a TrueCrypt header) gives them up") {
+    const std::string tc = dir.file("tc.hc");
+    rtest::make_container(tc, rtest::noise(64 * 1024), ChainId::Aes, PrfId::Sha512, wvtest::creds("along-pw", 0),
+                          VolumeFormat::TrueCrypt);
+    // The VeraCrypt candidates' count without a PIM (TrueCrypt has none): the blocks would go with them.
+    Along a(12, PrfId::Sha512, 500000, pw);
+    OpenOptions o = wvtest::open_opts("along-pw", 0);
+    o.prf = PrfId::Sha512;
+    o.kdf_threads = 1;  // the TrueCrypt candidates (1000 iterations) come first: the match precedes the blocks
+    o.along = &a.blocks;
+    CHECK(wvtest::open_volume(tc, o).format == VolumeFormat::TrueCrypt);
+    CHECK_FALSE(a.blocks.derived);
   }
   SECTION("blocks of another password or count are left to the caller") {
     const LockedBytes other = bytes_of("another");
