@@ -59,13 +59,16 @@ bool trials_wanted() {
 
 // WARPVOL_AUTO_TRIALS=latest: each mode's latest period alone decides (measurements against the smoothed rates);
 // =mixed: the challenger is always the CPU beside the GPU, never the CPU alone (measurements against that trial);
-// WARPVOL_AUTO_LEAD_IN=N: N periods of the GPU alone before the first trial (measurements of the lead-in).
+// WARPVOL_AUTO_LEAD_IN=N: N periods of the GPU alone before the first trial (measurements of the lead-in);
+// WARPVOL_AUTO_CPU_BOUND=P: a CPU alone busy for P% of its trial and not faster is not tried again (measurements
+// of that share).
 CpuShare::Config share_config() {
   CpuShare::Config c;
   const char* e = std::getenv("WARPVOL_AUTO_TRIALS");
   if (e && std::strcmp(e, "latest") == 0) c.smoothing = 1;
   if (e && std::strcmp(e, "mixed") == 0) c.busy_share = 0;
   c.lead_in = unsigned(env_number("WARPVOL_AUTO_LEAD_IN", 0, 1000).value_or(c.lead_in));
+  if (const auto p = env_number("WARPVOL_AUTO_CPU_BOUND", 1, 100)) c.cpu_bound_share = double(*p) / 100;
   return c;
 }
 

@@ -45,7 +45,7 @@ void CpuShare::end_period(double t, Busy busy) {
   if (mode_ == kCpuAlone && ((busy_share(busy0_.cpu, busy.cpu, start_, t) >= c_.cpu_bound_share &&
                               rate_[kCpuAlone] <= c_.gain * rate_[kGpuAlone]) ||
                              rate_[kCpuAlone] < c_.far_below * rate_[kGpuAlone]))
-    cpu_alone_out_ = true;  // the CPU was the bottleneck, and slower; or far slower
+    cpu_alone_out_ = true;  // the CPU's own work took half its cores' time or more, and did not win; or far slower
   // A trial of the mode worth trying against the GPU alone after the period just ended (one of the GPU alone);
   // none: the GPU alone goes on for another round of periods.
   auto try_challenger = [&] {
@@ -110,18 +110,21 @@ std::string CpuShare::summary() const {
   add(kGpuAlone, "with the GPU alone");
   add(kMixed, "with the CPU taking requests beside it");
   add(kCpuAlone, "with the CPU alone");
-  char alone[96] = "";
+  char alone[96] = "", out[120] = "";
   if (c_.busy_share > 0)
     std::snprintf(alone, sizeof alone, "; the CPU alone is tried where the GPU idled for %.0f%% of a period or more",
                   (1 - c_.busy_share) * 100);
+  if (cpu_alone_out_)
+    std::snprintf(out, sizeof out,
+                  "; the CPU alone was far slower, or busy for %.0f%% of its trial or more and no faster: not tried "
+                  "again",
+                  c_.cpu_bound_share * 100);
   std::snprintf(b, sizeof b,
                 "engine auto, the CPU beside the GPU: the job ran at %s, smoothed over periods of at least %.0f ms; "
                 "the CPU took part in %u of %u periods (a mode is kept only where the job gains %.0f%% with it over "
                 "the GPU alone%s)%s",
                 modes.c_str(), c_.period_s * 1e3, periods_[kMixed] + periods_[kCpuAlone], periods(),
-                (c_.gain - 1) * 100, alone,
-                cpu_alone_out_ ? "; the CPU alone was far slower, or busy through its trial and slower: not tried again"
-                               : "");
+                (c_.gain - 1) * 100, alone, out);
   return b;
 }
 

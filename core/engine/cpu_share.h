@@ -12,9 +12,11 @@
 // - less: the job is bound by its storage or by host memory, where requests on the CPU beside the GPU only take
 //   cores from the readers and writers; but the CPU alone may be faster than the GPU alone: the GPU's requests cross
 //   host memory twice more (DMA there and back), which a host short of memory bandwidth feels in the readers' and
-//   writers' copies. A trial of the CPU alone in which the CPU was busy for `cpu_bound_share` of the time and lost
-//   shows the CPU itself too slow (a cascade), and one that ran below `far_below` times the GPU alone's rate a gap
-//   of that kind: such gaps do not close during a job, and the CPU alone is not tried again.
+//   writers' copies. A trial of the CPU alone in which the CPU was busy for `cpu_bound_share` of the time and did not
+//   win shows the CPU's own work too large for it (a cascade: its cores crunch half the time or more, beside the
+//   readers and writers they would serve), and one that ran below `far_below` times the GPU alone's rate a gap of
+//   that kind: such gaps do not close during a job, and the CPU alone is not tried again. (Single periods of a job
+//   bound by one writer swing by 20%: one lucky trial would otherwise keep a losing CPU alone for several periods.)
 // A challenger is kept only where it beats the GPU alone by `gain`: the CPU's cores cost more than the GPU's time.
 // The lead-in spares a short job (an export of a few GB at tens of GB/s lasts a handful of periods) a trial that
 // would be a large share of it; a long job tries the CPU a fraction of a second later. Each mode's rate is smoothed
@@ -41,7 +43,7 @@ class CpuShare {
     double smoothing = 1.0 / 3;  // weight of a mode's newest period in its rate (1: the latest period alone)
     unsigned lead_in = 5;   // periods of the GPU alone before the first trial (0: mixed first)
     double busy_share = 0.5;       // the GPU busy for less of a period: the CPU alone is the challenger
-    double cpu_bound_share = 0.9;  // a CPU alone busy for this much of its trial, and slower: not tried again
+    double cpu_bound_share = 0.5;  // a CPU alone busy for this much of its trial, and no faster: not tried again
     double far_below = 0.85;       // nor one whose trial ran below this share of the GPU alone's rate
   };
   enum Mode { kMixed = 0, kGpuAlone = 1, kCpuAlone = 2 };

@@ -238,9 +238,18 @@ TEST_CASE("cpu share: where the GPU idles (a job bound by its storage or host me
     CHECK(s.periods_of(CpuShare::kCpuAlone) == 1);
     CHECK(s.cpu_alone_ruled_out());
   }
-  SECTION("the CPU alone is slower but not busy throughout (bound by the same writer), so it is tried again") {
+  SECTION("the CPU alone is slightly slower and busy for half of its trial (a cascade bound by the writer, its cores "
+          "crunching beside it), so one trial") {
     CpuShare s;
-    simulate_busy(s, mixed, {2.0e9, 0.2, 0}, {1.9e9, 0, 0.5}, 4.0);
+    simulate_busy(s, mixed, {2.0e9, 0.2, 0}, {1.95e9, 0, 0.55}, 4.0);
+    INFO(s.summary());
+    CHECK(s.periods_of(CpuShare::kCpuAlone) == 1);
+    CHECK(s.cpu_alone_ruled_out());
+    CHECK(s.summary().find("busy for 50% of its trial or more and no faster: not tried again") != std::string::npos);
+  }
+  SECTION("the CPU alone is slower but little busy (a fast cipher bound by the same writer), so it is tried again") {
+    CpuShare s;
+    simulate_busy(s, mixed, {2.0e9, 0.2, 0}, {1.9e9, 0, 0.3}, 4.0);
     INFO(s.summary());
     CHECK(s.mixed_periods() == 0);
     CHECK(s.periods_of(CpuShare::kCpuAlone) >= 3);
