@@ -81,7 +81,8 @@ class HeaderKeyBatch {
  public:
   explicit HeaderKeyBatch(std::vector<HeaderKeySpec> specs);
   // The PBKDF2 blocks of the keys whose KDF is this PRF and iteration count and whose password is `password`, to be
-  // derived by the caller into the keys' buffers; keys() derives only the others then. Empty when none match.
+  // derived by the caller (their outputs are buffers the batch keeps); keys() derives only the others then. Empty
+  // when none match.
   std::vector<Pbkdf2Block> lend_blocks(PrfId prf, uint32_t iterations, const LockedBytes& password);
   // Derives every key whose blocks were not lent (all of them when the lent ones were not derived after all), on
   // `threads` threads as new_header_keys, and hands the keys out in the specs' order (once).
