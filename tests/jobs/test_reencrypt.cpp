@@ -402,10 +402,9 @@ TEST_CASE("reencrypt: header keys derived along the open, their marked and final
   wvtest::TempDir dir;
   const auto plain = noise(384 * kKiB);
   const Credentials oc = creds("old pw");
-  // Keys whose chain is not named are planned at 192 bytes where SHA-512 has SIMD lanes (a shorter key is a prefix).
-  const bool lanes = pbkdf2_lane_width(PrfId::Sha512) > 1;
   struct Case {
     const char* name;
+    PrfId prf;                           // the volume's, named with --hash
     ChainId from;
     bool chain_named;                    // the open's chain given
     std::optional<ChainId> to;           // --new-encryption
@@ -413,27 +412,35 @@ TEST_CASE("reencrypt: header keys derived along the open, their marked and final
     std::optional<PrfId> new_prf;
   };
   const std::vector<Case> cases = {
-      {"same credentials", ChainId::SerpentTwofishAes, true, ChainId::KuznyechikSerpentCamellia, {}, {}},
-      {"a new password", ChainId::SerpentTwofishAes, true, ChainId::KuznyechikSerpentCamellia, "new pw", {}},
-      {"a new PRF", ChainId::SerpentTwofishAes, true, ChainId::Aes, {}, PrfId::Sha256},
-      {"the chain not named, a cascade kept", ChainId::SerpentTwofishAes, false, {}, {}, {}},
-      {"the chain not named, AES to Serpent", ChainId::Aes, false, ChainId::Serpent, {}, {}},
-      {"the chain not named, AES kept, a new password", ChainId::Aes, false, {}, "new pw", {}},
-      {"AES named, kept", ChainId::Aes, true, {}, {}, {}},
+      {"same credentials", PrfId::Sha512, ChainId::SerpentTwofishAes, true, ChainId::KuznyechikSerpentCamellia, {},
+       {}},
+      {"a new password", PrfId::Sha512, ChainId::SerpentTwofishAes, true, ChainId::KuznyechikSerpentCamellia, "new pw",
+       {}},
+      {"a new PRF", PrfId::Sha512, ChainId::SerpentTwofishAes, true, ChainId::Aes, {}, PrfId::Sha256},
+      {"the chain not named, a cascade kept", PrfId::Sha512, ChainId::SerpentTwofishAes, false, {}, {}, {}},
+      {"the chain not named, AES to Serpent", PrfId::Sha512, ChainId::Aes, false, ChainId::Serpent, {}, {}},
+      {"the chain not named, AES kept, a new password", PrfId::Sha512, ChainId::Aes, false, {}, "new pw", {}},
+      {"AES named, kept", PrfId::Sha512, ChainId::Aes, true, {}, {}, {}},
+      {"BLAKE2s, the chain not named, Twofish to a cascade", PrfId::Blake2s, ChainId::Twofish, false,
+       ChainId::CamelliaKuznyechik, {}, {}},
+      {"Whirlpool (no lanes), the chain named", PrfId::Whirlpool, ChainId::Serpent, true, {}, {}, {}},
+      {"Whirlpool (no lanes), the chain not named", PrfId::Whirlpool, ChainId::Serpent, false, {}, {}, {}},
   };
   int k = 0;
   for (const Case& c : cases) {
     INFO(c.name);
     const std::string path = dir.file("a" + std::to_string(k++) + ".hc");
-    make_container(path, plain, c.from, PrfId::Sha512, oc);
-    VolumeRequest r = request(path, oc);
+    make_container(path, plain, c.from, c.prf, oc);
+    VolumeRequest r = request(path, oc, c.prf);
     if (c.chain_named) r.open.chain = c.from;
     r.open.kdf_threads = 1;  // a batch's share: the keys and the open in the lanes of one thread
     r.next.chain = c.to;
     if (c.new_pw) r.next.password = pw(*c.new_pw);
     r.next.prf = c.new_prf;
     const Credentials nc = c.new_pw ? creds(*c.new_pw) : oc;
-    const PrfId final_prf = c.new_prf.value_or(PrfId::Sha512);
+    const PrfId final_prf = c.new_prf.value_or(c.prf);
+    // A chain not named is planned at 192 bytes where the PRF has SIMD lanes (a shorter key is its prefix).
+    const bool lanes = pbkdf2_lane_width(c.prf) > 1;
     const ChainId final_chain = c.to.value_or(c.from);
     // Interrupted after its first zone: the marked primary opens with the old credentials, the marked backup with
     // the new ones (both say the volume is half re-encrypted: the header decrypted).
@@ -446,7 +453,7 @@ TEST_CASE("reencrypt: header keys derived along the open, their marked and final
     REQUIRE(journal_exists(path));
     OpenOptions marked_backup = open_opts(nc, final_prf);
     marked_backup.backup_only = true;
-    for (const OpenOptions& o : {open_opts(oc, PrfId::Sha512), marked_backup})
+    for (const OpenOptions& o : {open_opts(oc, c.prf), marked_backup})
       CHECK_THROWS_MATCHES(header_of(path, o), Error, Catch::Predicate<Error>([](const Error& e) {
                              return e.kind() == ErrorKind::Format &&
                                     std::string(e.what()).find(kHalfReencryptedPhrase) != std::string::npos;
