@@ -142,8 +142,7 @@ namespace {
 // Keys derived together: one PBKDF2 PRF, iteration count and password each; Argon2id keys alone (its output is not
 // prefix-stable and it has no lanes).
 bool same_pbkdf2(const KdfChoice& ka, const LockedBytes& pa, const KdfChoice& kb, const LockedBytes& pb) {
-  return ka.prf != PrfId::Argon2id && ka.prf == kb.prf && ka.iterations == kb.iterations && pa.size() == pb.size() &&
-         std::equal(pa.data(), pa.data() + pa.size(), pb.data());
+  return ka.prf != PrfId::Argon2id && ka.prf == kb.prf && ka.iterations == kb.iterations && pa.view() == pb.view();
 }
 
 size_t pbkdf2_blocks_of(const KdfChoice& kdf, size_t key_bytes) {

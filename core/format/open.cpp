@@ -76,6 +76,11 @@ double task_seconds(const Task& t) {
   return per_block * t.count * t.cand->kdf.iterations / 500000.0;
 }
 
+// The stage of a candidate's PBKDF2 block: the key size (64, 128, 192 bytes) it first serves, 1..3.
+int stage_of(const Candidate& c, uint32_t block) { return int((block - 1) * c.digest / 64) + 1; }
+// PBKDF2 blocks a candidate needs for the largest key it tries.
+uint32_t blocks_needed(const Candidate& c) { return uint32_t((c.need_bytes + c.digest - 1) / c.digest); }
+
 struct Found {
   Candidate* cand = nullptr;
   ChainId chain{};
@@ -177,11 +182,9 @@ class Search {
     AlongBlocks* along = opt_.along && !opt_.along->blocks.empty() ? opt_.along : nullptr;
     std::vector<Candidate*> with_along;
     if (along) {
-      const LockedBytes& pw = *along->password;
       for (auto& c : cands)
         if (c->format == VolumeFormat::VeraCrypt && !c->loc.backup && c->digest && c->kdf.prf == along->prf &&
-            c->kdf.iterations == along->iterations && c->password->size() == pw.size() &&
-            std::equal(pw.data(), pw.data() + pw.size(), c->password->data()))
+            c->kdf.iterations == along->iterations && c->password->view() == along->password->view())
           with_along.push_back(c.get());
       if (with_along.empty()) along = nullptr;
     }
@@ -195,7 +198,7 @@ class Search {
       Candidate* first = with_along.front();
       std::vector<std::pair<Candidate*, uint32_t>> own;
       for (Candidate* c : with_along) {
-        const uint32_t blocks = uint32_t((c->need_bytes + c->digest - 1) / c->digest);
+        const uint32_t blocks = blocks_needed(*c);
         c->block_done.assign(blocks + 1, false);
         for (uint32_t b = 1; b <= blocks; ++b) own.push_back({c, b});
       }
@@ -212,7 +215,7 @@ class Search {
         tasks.push_back(std::move(t));
       }
       if (parts == 0) {
-        for (auto [c, b] : own) tasks.push_back({c, b, int((b - 1) * c->digest / 64) + 1, order++});
+        for (auto [c, b] : own) tasks.push_back({c, b, stage_of(*c, b), order++});
         for (size_t k = 0; k < along->blocks.size(); ++k) {
           Task t{first, 1, 4, order++};
           t.along.push_back(k);
@@ -221,13 +224,13 @@ class Search {
       }
     }
     for (auto& c : cands) {
-      if (std::find(with_along.begin(), with_along.end(), c.get()) != with_along.end() && along) continue;
+      if (std::find(with_along.begin(), with_along.end(), c.get()) != with_along.end()) continue;  // packed above
       const bool tc = c->format == VolumeFormat::TrueCrypt;
       if (c->digest == 0) {  // Argon2id: one task, after all PBKDF2 work (it is rare and memory-hungry)
         tasks.push_back({c.get(), 0, 4, order++});
         continue;
       }
-      const uint32_t blocks = uint32_t((c->need_bytes + c->digest - 1) / c->digest);
+      const uint32_t blocks = blocks_needed(*c);
       c->block_done.assign(blocks + 1, false);
       // A PRF computed in SIMD lanes whose first 64 bytes take several blocks (BLAKE2s with AVX2: 8 blocks for the
       // price of ~2) derives all its blocks in one task in the first stage: the 192 bytes cost about what the first
@@ -238,11 +241,8 @@ class Search {
           tasks.push_back({c.get(), b, 1, order++, std::min(width, blocks - b + 1)});
         continue;
       }
-      for (uint32_t b = 1; b <= blocks; ++b) {
-        int stage = int((b - 1) * c->digest / 64) + 1;  // the key size (64, 128, 192) this block first serves
-        if (tc) stage = 0;  // 1000-2000 iterations: do them first
-        tasks.push_back({c.get(), b, stage, order++});
-      }
+      for (uint32_t b = 1; b <= blocks; ++b)
+        tasks.push_back({c.get(), b, tc ? 0 : stage_of(*c, b), order++});  // TrueCrypt's 1000-2000 iterations first
     }
     // Backup headers after every primary task: they only start in the primary work's tail, where a core would
     // otherwise wait for the last long block, and a backup match is taken only once no primary header can match.

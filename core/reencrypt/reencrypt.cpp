@@ -149,11 +149,10 @@ class KeysAhead {
     if (specs.size() != planned_.size() || !batch_) return std::nullopt;
     for (size_t i = 0; i < specs.size(); ++i) {
       const HeaderKeySpec &a = specs[i], &b = planned_[i];
-      const LockedBytes &pa = *a.kdf_password, &pb = *b.kdf_password;
       const bool chain_ok =
           named_[i] ? a.chain == b.chain : chain_info(a.chain).key_size() <= chain_info(b.chain).key_size();
       if (!chain_ok || a.kdf->prf != b.kdf->prf || a.kdf->iterations != b.kdf->iterations ||
-          pa.size() != pb.size() || !std::equal(pa.data(), pa.data() + pa.size(), pb.data()))
+          a.kdf_password->view() != b.kdf_password->view())
         return std::nullopt;
     }
     used_with_open_ = along_.derived;
