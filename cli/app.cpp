@@ -145,7 +145,9 @@ int run(const std::vector<std::string>& given_args, std::ostream& out, std::ostr
       ~LockNotice() { set_memory_lock_failure_notice({}); }
     } lock_notice(ctx);
     if (cmd->prestarts_engine()) prestart_gpu_engine(engine_choice_from(vm), named_chains(vm));
-    return cmd->execute(ctx, vm);
+    const int rc = cmd->execute(ctx, vm);
+    if (verbose_times()) ctx.verbose_line("the command returned (its engine, files and buffers released)");
+    return rc;
   } catch (const std::exception& e) {
     const int code = exit_code_for(e);
     std::string msg = e.what();

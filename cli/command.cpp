@@ -1,18 +1,39 @@
 #include "cli/command.h"
 
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
 
+#include "core/util/env.h"
 #include "core/util/error.h"
 
 namespace warpvol::cli {
 
+namespace {
+// The origin of WARPVOL_VERBOSE_TIMES's figures: this object's construction, at the program's static
+// initialisation (the binary is linked statically in the builds that are measured), so before main.
+const auto kProgramStart = std::chrono::steady_clock::now();
+}  // namespace
+
+bool verbose_times() {
+  static const bool on = env_number("WARPVOL_VERBOSE_TIMES", 0, 1).value_or(0) == 1;
+  return on;
+}
+
 void Context::message(const std::string& msg) const { err << program << ": " << msg << std::endl; }
 
 void Context::verbose_line(const std::string& msg) const {
-  if (verbose) err << program << ": " << msg << std::endl;
+  if (!verbose) return;
+  if (verbose_times()) {
+    char t[32];
+    std::snprintf(t, sizeof t, "[%.3f s] ",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - kProgramStart).count());
+    err << program << ": " << t << msg << std::endl;
+  } else {
+    err << program << ": " << msg << std::endl;
+  }
 }
 
 void Context::check_cancel() const {

@@ -31,11 +31,15 @@ struct Context {
   Context(std::ostream& o, std::ostream& e) : out(o), err(e) {}
   // "warpvol: <msg>" on stderr.
   void message(const std::string& msg) const;
-  // Only with --verbose.
+  // Only with --verbose; with WARPVOL_VERBOSE_TIMES=1 each line starts with the seconds since the program started
+  // (where a job's wall time goes before and after its data path: measurements, docs/perf).
   void verbose_line(const std::string& msg) const;
   // Throws Error(Interrupted) when SIGINT/SIGTERM arrived.
   void check_cancel() const;
 };
+
+// WARPVOL_VERBOSE_TIMES=1 is set.
+bool verbose_times();
 
 class Command {
  public:
