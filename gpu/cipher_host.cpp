@@ -236,19 +236,16 @@ Tables* build_tables() {
     T->kuz_s[x] = T->kuz_pi[x];
     T->kuz_si[x] = T->kuz_pi_inv[x];
   }
-  for (int i = 0; i < 16; ++i)
-    for (int x = 0; x < 256; ++x) {
-      uint8_t v[16] = {};
-      v[i] = T->kuz_pi[x];
-      kuznyechik::transform_l(v);
-      uint8_t w[16] = {};
-      w[i] = T->kuz_pi_inv[x];
-      kuznyechik::transform_l_inv(w);
+  uint8_t img[256][16], img_inv[256][16];
+  for (int i = 0; i < 16; ++i) {
+    kuznyechik::single_byte_images(false, i, img);
+    kuznyechik::single_byte_images(true, i, img_inv);
+    for (int x = 0; x < 256; ++x)
       for (int k = 0; k < 4; ++k) {
-        T->kuz_t[i][x][k] = le32(v + 4 * k);
-        T->kuz_ti[i][x][k] = le32(w + 4 * k);
+        T->kuz_t[i][x][k] = le32(img[T->kuz_pi[x]] + 4 * k);
+        T->kuz_ti[i][x][k] = le32(img_inv[T->kuz_pi_inv[x]] + 4 * k);
       }
-    }
+  }
   return T;
 }
 

@@ -32,23 +32,15 @@ inline void store16(void* p, __m128i v) { _mm_storeu_si128(static_cast<__m128i*>
 const Precomputed& precomputed() {
   static const Precomputed* p = [] {
     auto* pc = new Precomputed;
+    alignas(16) uint8_t img[256][16];
     for (int k = 0; k < 16; ++k) {
-      for (int v = 0; v < 256; ++v) {
-        uint8_t b[16] = {};
-        b[k] = kPi[v];
-        transform_l(b);
-        std::memcpy(pc->t.enc[k][v], b, 16);
-        uint8_t d[16] = {};
-        d[k] = kPiInv.v[v];
-        transform_l_inv(d);
-        std::memcpy(pc->t.dec[k][v], d, 16);
-      }
-    }
-    for (int i = 0; i < 32; ++i) {
-      uint8_t b[16] = {};
-      b[15] = static_cast<uint8_t>(i + 1);  // Vec128(i+1): the number i+1, least significant byte last
-      transform_l(b);
-      std::memcpy(pc->c[i], b, 16);
+      single_byte_images(false, k, img);
+      for (int v = 0; v < 256; ++v) std::memcpy(pc->t.enc[k][v], img[kPi[v]], 16);
+      // Vec128(i+1): the number i+1 in the last byte (least significant last), so C_i is a row of position 15.
+      if (k == 15)
+        for (int i = 0; i < 32; ++i) std::memcpy(pc->c[i], img[i + 1], 16);
+      single_byte_images(true, k, img);
+      for (int v = 0; v < 256; ++v) std::memcpy(pc->t.dec[k][v], img[kPiInv.v[v]], 16);
     }
     return pc;
   }();
@@ -114,6 +106,24 @@ void transform_l(uint8_t* b) {
 }
 void transform_l_inv(uint8_t* b) {
   for (int i = 0; i < 16; ++i) transform_r_inv(b);
+}
+
+// L and L^-1 are linear over GF(2^8) (each R step sums products of the bytes with constants), so the image of
+// y * e_k (the block with byte k = y, others 0) is y times the image of e_k, byte by byte; and multiplying by y is
+// linear over GF(2): the XOR of the products by y's bits, x^i * image(e_k). So a row takes one transform and 255
+// XORs, where transforming each of the 256 blocks took 16 R steps of 16 products each: on every process's first
+// Kuznyechik key, milliseconds before its first byte.
+void single_byte_images(bool inverse, int k, uint8_t out[256][16]) {
+  uint8_t basis[8][16] = {};
+  basis[0][k] = 1;
+  inverse ? transform_l_inv(basis[0]) : transform_l(basis[0]);
+  for (int i = 1; i < 8; ++i)
+    for (int j = 0; j < 16; ++j) basis[i][j] = gf_mul(basis[i - 1][j], 2);
+  std::memset(out[0], 0, 16);
+  for (int y = 1; y < 256; ++y) {
+    const int bit = __builtin_ctz(unsigned(y));
+    for (int j = 0; j < 16; ++j) out[y][j] = out[y & (y - 1)][j] ^ basis[bit][j];
+  }
 }
 
 const Tables& tables() { return precomputed().t; }

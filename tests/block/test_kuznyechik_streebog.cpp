@@ -188,6 +188,22 @@ TEST_CASE("Kuznyechik: RFC 7801 section 5 examples (S, R, L, key schedule, round
       CHECK(to_hex(b) == chain[i]);
     }
   }
+  SECTION("the tables' rows - L and L^-1 of every single-byte block, built by linearity") {
+    uint8_t img[256][16];
+    for (bool inverse : {false, true})
+      for (int k = 0; k < 16; ++k) {
+        kuznyechik::single_byte_images(inverse, k, img);
+        int wrong = 0;
+        for (int y = 0; y < 256; ++y) {
+          uint8_t b[16] = {};
+          b[k] = static_cast<uint8_t>(y);
+          inverse ? kuznyechik::transform_l_inv(b) : kuznyechik::transform_l(b);
+          wrong += std::memcmp(b, img[y], 16) != 0;
+        }
+        INFO("inverse " << inverse << ", byte " << k);
+        CHECK(wrong == 0);
+      }
+  }
   SECTION("iteration constants C_1..C_8 = L(Vec128(i)) (5.4)") {
     const char* c[] = {"6ea276726c487ab85d27bd10dd849401", "dc87ece4d890f4b3ba4eb92079cbeb02",
                        "b2259a96b4d88e0be7690430a44f7f03", "7bcd1b0b73e32ba5b79cb140f2551504",
