@@ -219,6 +219,8 @@ class CreateCommand final : public Command {
     eo.choice = engine_choice_from(vm);
     if (o.type != CreateType::Hidden) eo.chains = {o.chain};  // a hidden volume's outer may run another chain
     eo.verbose = [&ctx](const std::string& m) { ctx.verbose_line(m); };
+    // The fill writes one file from one thread; a device takes several writers.
+    eo.one_writer = !is_block_device(o.path);
     const bool non_interactive = vm.count("non-interactive") > 0;
     const bool check_outer = o.type == CreateType::Hidden && !trust_size;
     if (check_outer && !outer_given && (non_interactive || !::isatty(STDIN_FILENO)))

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <cstdio>
@@ -576,6 +577,9 @@ class ReencryptCommand final : public Command {
     eo.choice = engine_choice_from(vm);
     eo.verbose = [&ctx](const std::string& m) { ctx.verbose_line(m); };
     eo.chains = named_chains(vm);
+    // One container at a time, each a file rewritten from one thread (a device takes several writers).
+    eo.one_writer = (bo.jobs == 1 || reqs.size() == 1) &&
+                    std::none_of(reqs.begin(), reqs.end(), [](const auto& r) { return is_block_device(r.path); });
     const auto t_engine = Clock::now();
     bo.job.engine = make_engine(eo);
     const double engine_secs = std::chrono::duration<double>(Clock::now() - t_engine).count();

@@ -23,6 +23,7 @@
 
 #include "core/engine/engine_factory.h"
 #include "core/format/header.h"
+#include "core/io/file.h"
 #include "core/kdf/kdf_stop.h"
 #include "core/mount/filesystem.h"
 #include "core/mount/mounter.h"
@@ -391,7 +392,9 @@ void CreateWizard::start_creation() {
       CreateOptions o = opt;
       std::optional<mount::MkfsTool> tool;
       if (fs != "none") tool = mount::check_mkfs_available(fs.toStdString());  // before anything is written
-      o.engine = make_engine(EngineOptions{});
+      EngineOptions eo;
+      eo.one_writer = !is_block_device(o.path);  // the fill writes a file from one thread (engine_factory.h)
+      o.engine = make_engine(eo);
       create_volume(o);
       if (tool) {
         auto file = open_file(o.path, OpenMode::ReadOnly);

@@ -1,7 +1,9 @@
 // The re-encrypt dialog's default backend: core/reencrypt (crash-safe, resumable, batch).
+#include <algorithm>
 #include <filesystem>
 
 #include "core/engine/engine_factory.h"
+#include "core/io/file.h"
 #include "core/reencrypt/batch.h"
 #include "core/reencrypt/journal.h"
 #include "core/util/error.h"
@@ -34,7 +36,9 @@ ReencryptBackend default_reencrypt_backend() {
       reqs.push_back(std::move(r));
     }
     BatchOptions opt;
-    opt.job.engine = make_engine(EngineOptions{});
+    EngineOptions eo;  // the containers one at a time, each a file rewritten from one thread (engine_factory.h)
+    eo.one_writer = std::none_of(reqs.begin(), reqs.end(), [](const auto& r) { return is_block_device(r.path); });
+    opt.job.engine = make_engine(eo);
     opt.job.cancel = cancel;
     opt.job.progress = progress;
     opt.job.policy = StartPolicy::StartOrResume;

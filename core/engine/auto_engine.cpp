@@ -1,6 +1,7 @@
 #include "core/engine/auto_engine.h"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -248,13 +249,87 @@ bool AutoEngine::cpu_only(const EngineKey& k) const {
   return it == crossover_.end() || it->second == SIZE_MAX;
 }
 
+void AutoEngine::set_one_writer(bool on, double cpu_rate) {
+  const char* e = std::getenv("WARPVOL_AUTO_ONE_WRITER");
+  one_writer_ = on && !(e && std::strcmp(e, "off") == 0);
+  one_writer_rate_ = cpu_rate;
+}
+
+double AutoEngine::cpu_rate(ChainId c, Direction d) const {
+  const std::pair<int, int> id{int(c), int(d)};
+  if (auto it = cpu_rates_.find(id); it != cpu_rates_.end()) return it->second;
+  // Random data and key (zeros flatter table lookups); the first request starts the engine's threads and loads
+  // its tables, the fastest of the next ones counts (a request is split over every core: one that a thread's
+  // wake-up delayed says little).
+  AlignedBuffer buf(kRateProbeBytes);
+  uint64_t x = 0x9E3779B97F4A7C15ull ^ uint64_t(reinterpret_cast<uintptr_t>(buf.data()));
+  auto next = [&x] {  // splitmix64
+    uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  for (size_t i = 0; i + 8 <= buf.size(); i += 8) {
+    const uint64_t v = next();
+    std::memcpy(buf.data() + i, &v, 8);
+  }
+  std::vector<uint8_t> material(2 * chain_info(c).key_size());
+  for (auto& m : material) m = uint8_t(next());
+  const std::shared_ptr<const EngineKey> key = cpu_->prepare(c, material.data());
+  const size_t units = buf.size() / kDataUnitSize;
+  cpu_->process(*key, d, 0, buf.data(), units / 4);
+  double best = 0, spent = 0;
+  for (int i = 0; i < 8 && (i < 3 || spent < 2e-3); ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    cpu_->process(*key, d, 0, buf.data(), units);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    spent += s;
+    if (s > 0) best = std::max(best, double(units * kDataUnitSize) / s);
+  }
+  cpu_rates_[id] = best;
+  return best;
+}
+
+double AutoEngine::cpu_job_rate(ChainId a, const ChainId* b) const {
+  std::lock_guard<std::mutex> lk(rate_mu_);
+  double secs_per_byte = 1 / cpu_rate(a, Direction::Decrypt);
+  if (b) secs_per_byte += 1 / cpu_rate(*b, Direction::Encrypt);
+  return 1 / secs_per_byte;
+}
+
+bool AutoEngine::cpu_job(const EngineKey& a, const EngineKey* b) const {
+  if (cpu_only(a) && (!b || cpu_only(*b))) return true;
+  if (!one_writer_ || a.legacy() || (b && b->legacy())) return false;
+  const std::pair<int, int> id{int(a.chain()), b ? int(b->chain()) : -1};
+  {
+    std::lock_guard<std::mutex> lk(rate_mu_);
+    if (auto it = cpu_jobs_.find(id); it != cpu_jobs_.end()) return it->second;
+  }
+  const ChainId bc = b ? b->chain() : ChainId{};
+  const double rate = cpu_job_rate(a.chain(), b ? &bc : nullptr);
+  std::lock_guard<std::mutex> lk(rate_mu_);
+  // Two callers may have measured at once: the first decision stands.
+  const bool on_cpu = cpu_jobs_.emplace(id, rate >= one_writer_rate_).first->second;
+  if (summary_) {
+    const std::string passes = b ? "re-encrypting " + std::string(chain_info(a.chain()).name) + " to " +
+                                       std::string(chain_info(bc).name)
+                                 : "on " + std::string(chain_info(a.chain()).name);
+    summary_("engine auto: the job writes one file from one thread (a few GB/s at most); the CPU engine runs its "
+             "passes " + passes + " at " + gbps(rate) + " here" +
+             (on_cpu ? ", at least " + gbps(one_writer_rate_) + ": it takes the whole job, with its own buffers "
+                                                                 "and threads"
+                     : ", below " + gbps(one_writer_rate_) + ": the GPU takes part"));
+  }
+  return on_cpu;
+}
+
 IoBuffer AutoEngine::io_buffer_for(size_t bytes, const EngineKey& a, const EngineKey* b) {
-  if (cpu_only(a) && (!b || cpu_only(*b))) return cpu_->io_buffer(bytes);
+  if (cpu_job(a, b)) return cpu_->io_buffer(bytes);
   return io_buffer(bytes);
 }
 
 unsigned AutoEngine::concurrency_for(const EngineKey& a, const EngineKey* b) const {
-  if (cpu_only(a) && (!b || cpu_only(*b))) return cpu_->concurrency();
+  if (cpu_job(a, b)) return cpu_->concurrency();
   return concurrency();
 }
 
@@ -453,7 +528,7 @@ void AutoEngine::run_split(const Op& op, const Piece& p) {
 void AutoEngine::process(const EngineKey& key, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) {
   if (key.legacy()) return cpu_->process(key, d, unit0, data, nunits);
   const AutoKey& k = auto_key(key);
-  if (!large(k.chain(), nunits)) {
+  if (!large(k.chain(), nunits) || cpu_job(key, nullptr)) {
     cpu_->process(*k.cpu_, d, unit0, data, nunits);
     return;
   }
@@ -465,7 +540,7 @@ void AutoEngine::reencrypt(const EngineKey& from, const EngineKey& to, uint64_t 
   if (from.legacy() || to.legacy()) return cpu_->reencrypt(cpu_side(from), cpu_side(to), unit0, data, nunits);
   const AutoKey& a = auto_key(from);
   const AutoKey& b = auto_key(to);
-  if (!large(a.chain(), nunits) && !large(b.chain(), nunits)) {
+  if ((!large(a.chain(), nunits) && !large(b.chain(), nunits)) || cpu_job(from, &to)) {
     cpu_->reencrypt(*a.cpu_, *b.cpu_, unit0, data, nunits);
     return;
   }
@@ -478,7 +553,7 @@ void AutoEngine::reencrypt_each(const EngineKey& from, const EngineKey& to, uint
     return cpu_->reencrypt_each(cpu_side(from), cpu_side(to), unit0, data, nunits, done);
   const AutoKey& a = auto_key(from);
   const AutoKey& b = auto_key(to);
-  if (!large(a.chain(), nunits) && !large(b.chain(), nunits))
+  if ((!large(a.chain(), nunits) && !large(b.chain(), nunits)) || cpu_job(from, &to))
     return cpu_->reencrypt_each(*a.cpu_, *b.cpu_, unit0, data, nunits, done);
   reencrypt(from, to, unit0, data, nunits);
   if (nunits) done(0, nunits);
@@ -490,7 +565,7 @@ void AutoEngine::reencrypt_hashed(const EngineKey& from, const EngineKey& to, ui
     return cpu_->reencrypt_hashed(cpu_side(from), cpu_side(to), unit0, data, nunits, hashes);
   const AutoKey& a = auto_key(from);
   const AutoKey& b = auto_key(to);
-  if (!large(a.chain(), nunits) && !large(b.chain(), nunits))
+  if ((!large(a.chain(), nunits) && !large(b.chain(), nunits)) || cpu_job(from, &to))
     return cpu_->reencrypt_hashed(*a.cpu_, *b.cpu_, unit0, data, nunits, hashes);
   Piece p{&from, &to, Direction::Decrypt, unit0, data, nunits};
   p.hashes = hashes;
@@ -501,7 +576,7 @@ std::future<void> AutoEngine::submit(std::shared_ptr<const EngineKey> key, Direc
                                      uint8_t* data, size_t nunits) {
   if (key->legacy()) return cpu_->submit(std::move(key), d, unit0, data, nunits);
   const AutoKey& k = auto_key(*key);
-  if (!large(k.chain(), nunits)) return cpu_->submit(k.cpu_, d, unit0, data, nunits);
+  if (!large(k.chain(), nunits) || cpu_job(*key, nullptr)) return cpu_->submit(k.cpu_, d, unit0, data, nunits);
   return std::async(std::launch::async, [this, key = std::move(key), d, unit0, data, nunits] {
     const AutoKey& kk = auto_key(*key);
     run_scheduled(Op{int(kk.chain()), -1, int(d)}, Piece{key.get(), nullptr, d, unit0, data, nunits});

@@ -76,10 +76,27 @@ class AutoEngine final : public XtsEngine {
   // (one at a time, each on all cores) holds one of them. A caller of its own for the CPU kept one more request
   // and its buffer in flight, which made a job bound by host memory slower also in the periods of the GPU alone.
   unsigned concurrency() const override;
-  // Keys whose requests all stay on the CPU (a chain that is never faster on the GPU, legacy modes) get the CPU
-  // engine's buffers and its one caller at a time: the GPU's would only add callers that run on one thread each.
+  // Keys whose requests all stay on the CPU (a chain that is never faster on the GPU, legacy modes, a job bound
+  // by one file's writes that the CPU engine keeps up with: below) get the CPU engine's buffers and its one caller
+  // at a time: the GPU's would only add callers that run on one thread each.
   IoBuffer io_buffer_for(size_t bytes, const EngineKey& a, const EngineKey* b = nullptr) override;
   unsigned concurrency_for(const EngineKey& a, const EngineKey* b = nullptr) const override;
+
+  // The job writes one regular file from one thread (EngineOptions::one_writer), which bounds it at a few GB/s:
+  // one file's writes serialise on its inode lock. Where the CPU engine runs the job's passes (a key's decryption,
+  // or a re-encryption's decryption and encryption) at kOneWriterCpuRate or more on this machine, the job's
+  // requests all go to it, with its buffers and threads: the GPU cannot make such a job faster, and its requests
+  // cost the job's writer time (its pipeline keeps three times as many chunks in flight, and data it DMAs back is in
+  // no core's cache), where the CPU engine's cores keep pace with the writer with time to spare. The rate is
+  // measured once per chain and direction, on the first key pair asked about (a few requests of kRateProbeBytes on
+  // random data: a millisecond or two; a cascade's several). WARPVOL_AUTO_ONE_WRITER=off: not applied (for
+  // measurements).
+  void set_one_writer(bool on, double cpu_rate = kOneWriterCpuRate);  // (another rate: tests)
+  static constexpr double kOneWriterCpuRate = 6e9;
+  static constexpr size_t kRateProbeBytes = size_t(4) << 20;
+  // The CPU engine's rate for a's decryption followed by b's encryption (b null: a's decryption alone), measured
+  // as above (bytes per second; tests).
+  double cpu_job_rate(ChainId a, const ChainId* b) const;
 
   // The GPU engine has joined (tests).
   bool gpu_ready() const { return gpu_settled_.load(std::memory_order_acquire) && gpu_.load() != nullptr; }
@@ -131,6 +148,10 @@ class AutoEngine final : public XtsEngine {
   void settle() const;      // the GPU engine is ready (or could not start): pins the buffers handed out meanwhile
   bool large(ChainId c, size_t nunits) const;
   bool cpu_only(const EngineKey& k) const;  // none of the key's requests can go to the GPU
+  // None of the requests of a (re-encrypted to b) go to the GPU: both cpu_only, or a job bound by one writer that
+  // the CPU engine keeps up with (set_one_writer). Decided once per pair of chains, then kept for the job.
+  bool cpu_job(const EngineKey& a, const EngineKey* b) const;
+  double cpu_rate(ChainId c, Direction d) const;  // measured once (under rate_mu_)
   double now() const;
   struct Plan {
     Lane lane;         // the engine chosen
@@ -169,6 +190,11 @@ class AutoEngine final : public XtsEngine {
   const bool probe_slices_;  // a probe of the CPU takes a slice of its request (WARPVOL_AUTO_PROBE=whole: all)
   const size_t piece_units_;  // kPieceBytes in units (WARPVOL_AUTO_PIECE=N: N MiB, for measurements)
   std::mutex cpu_run_mu_;  // the CPU engine's scheduled requests run one at a time (see concurrency())
+  bool one_writer_ = false;
+  double one_writer_rate_ = kOneWriterCpuRate;
+  mutable std::mutex rate_mu_;
+  mutable std::map<std::pair<int, int>, double> cpu_rates_;  // (chain, direction): bytes per second
+  mutable std::map<std::pair<int, int>, bool> cpu_jobs_;     // (chain a, chain b or -1): cpu_job's decision
 };
 
 }  // namespace warpvol

@@ -168,7 +168,9 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
           opt.verbose("engine auto: the GPU agent serves the job, so requests of 2 MiB and more may go to the GPU "
                       "although the crossover keeps these chains on the CPU; the job tries the GPU alone against "
                       "the GPU with the CPU and keeps the faster");
-        return std::make_shared<AutoEngine>(cpu, std::move(r), crossover_with_agent(load_crossover()), opt.verbose);
+        auto a = std::make_shared<AutoEngine>(cpu, std::move(r), crossover_with_agent(load_crossover()), opt.verbose);
+        a->set_one_writer(opt.one_writer);
+        return a;
       }
     if (opt.verbose) {
       std::error_code ec;
@@ -215,8 +217,10 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
                 "GPU and the CPU is expected to finish them first, from the rates measured during the job; smaller "
                 "ones, and all of them while the GPU engine is starting, to the CPU");
   }
-  return std::make_shared<AutoEngine>(
+  auto a = std::make_shared<AutoEngine>(
       cpu, start.engine, agent_engine ? crossover_with_agent(load_crossover()) : load_crossover(), opt.verbose);
+  a->set_one_writer(opt.one_writer);
+  return a;
 }
 
 std::string crossover_path() {

@@ -39,6 +39,10 @@ struct EngineOptions {
   // the CPU engine runs every chain, so a hint that turns out wrong (a resumed re-encryption whose journal names
   // other chains) costs time, never correctness.
   std::vector<ChainId> chains;
+  // The job writes one regular file from one thread (create, import, an export to a file, the re-encryption of
+  // one container at a time), which bounds it at a few GB/s: auto runs it on the CPU engine alone where that
+  // engine keeps up with such a writer with time to spare (AutoEngine::set_one_writer).
+  bool one_writer = false;
 };
 // auto would send none of these chains' requests to the GPU (false for an empty list).
 bool gpu_never_used(const std::vector<ChainId>& chains);

@@ -96,5 +96,7 @@ std::unique_ptr<BlockFile> open_file(const std::string& path, OpenMode mode);
 // A BlockFile over a descriptor opened elsewhere (warpvol-mountd gets its container that way); it takes the
 // descriptor and closes it. `path` names it in messages. Throws Error(Io) when fstat or the size query fails.
 std::unique_ptr<BlockFile> adopt_file(int fd, const std::string& path, bool writable);
+// path exists and is a block device (a job writes it from several threads, a regular file from one).
+bool is_block_device(const std::string& path);
 
 }  // namespace warpvol

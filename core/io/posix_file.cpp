@@ -199,4 +199,9 @@ std::unique_ptr<BlockFile> adopt_file(int fd, const std::string& path, bool writ
   return std::make_unique<PosixFile>(fd, path, size, writable, S_ISBLK(st.st_mode));
 }
 
+bool is_block_device(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISBLK(st.st_mode);
+}
+
 }  // namespace warpvol

@@ -27,6 +27,7 @@
 #include "core/engine/engine_factory.h"
 #include "core/io/file.h"
 #include "core/job/stream.h"
+#include "core/util/aligned_buffer.h"
 #include "tests/support/forwarding_file.h"
 #include "tests/support/test_support.h"
 #include "tests/support/thread_checks.h"
@@ -330,6 +331,77 @@ TEST_CASE("auto engine: keys that never go to the GPU get the CPU engine's buffe
   CHECK(eng.concurrency_for(*aes, serpent.get()) == 4);  // a re-encryption AES -> Serpent uses the GPU
   CHECK(eng.concurrency_for(*aes, aes.get()) == 1);
   CHECK(default_stream_workers(eng.concurrency_for(*aes)) == default_stream_workers());
+}
+
+TEST_CASE("auto engine: a job bound by one writer runs on the CPU engine alone where it keeps up, else as before",
+          "[job][auto]") {
+  // Two CPU engines stand in for the CPU and the GPU, which reports four callers; every chain may go to the "GPU"
+  // from 64 KiB. The rate the CPU engine must reach is set per section (its measured rate depends on the machine).
+  struct Wide : CpuEngine {
+    Wide() : CpuEngine(1) {}
+    unsigned concurrency() const override { return 4; }
+    IoBuffer io_buffer(size_t bytes) override {  // marked page-locked, as the GPU engine's
+      auto* b = new AlignedBuffer(bytes);
+      return IoBuffer(b->data(), b->size(), [b](uint8_t*, size_t) { delete b; }, true);
+    }
+  };
+  wvtest::TempDir dir;
+  std::map<ChainId, size_t> crossover;
+  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+  std::vector<std::string> lines;
+  auto eng = std::make_shared<AutoEngine>(std::make_shared<CpuEngine>(1), std::make_shared<Wide>(), crossover,
+                                          [&](const std::string& m) { lines.push_back(m); });
+  Area a(ChainId::Serpent, size_t(8) << 20);
+  const auto to_material = noise_bytes(2 * 32, 9);
+  auto serpent = eng->prepare(a.chain, a.key.data());
+  auto twofish = eng->prepare(ChainId::Twofish, to_material.data());
+  auto said = [&](const char* what) {
+    return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) {
+      return l.find("writes one file from one thread") != std::string::npos && l.find(what) != std::string::npos;
+    });
+  };
+  SECTION("a CPU engine above the rate takes every request, with its buffers and one caller") {
+    eng->set_one_writer(true, 1.0);
+    CHECK(eng->concurrency_for(*serpent) == 1);
+    CHECK(eng->concurrency_for(*serpent, twofish.get()) == 1);
+    CHECK(!eng->io_buffer_for(size_t(1) << 20, *serpent).pinned());
+    CHECK(stream_decrypt(*eng, a, dir.file("c"), true, 3, size_t(1) << 20) == a.plain);
+    CHECK(fill_encrypt(*eng, a, dir.file("f")) == a.cipher);
+    auto expect = a.plain;
+    XtsChain(ChainId::Twofish, to_material.data()).encrypt(a.first_unit, expect.data(), expect.size() / kDataUnitSize);
+    auto buf = a.cipher;
+    eng->reencrypt(*serpent, *twofish, a.first_unit, buf.data(), buf.size() / kDataUnitSize);
+    CHECK(buf == expect);
+    CHECK(eng->gpu_bytes() == 0);
+    CHECK(eng->cpu_bytes() == 0);  // the CPU engine's own path, not auto's scheduler
+    CHECK(said("it takes the whole job"));
+    // The re-encryption's rate is that of both passes: below either pass's alone.
+    const ChainId tf = ChainId::Twofish;
+    const double pair = eng->cpu_job_rate(a.chain, &tf), one = eng->cpu_job_rate(a.chain, nullptr);
+    CHECK(pair > 0);
+    CHECK(pair < one);
+  }
+  SECTION("a CPU engine below the rate leaves the requests to auto's rule, and the GPU takes them") {
+    eng->set_one_writer(true, 1e18);
+    CHECK(eng->concurrency_for(*serpent) == 4);
+    CHECK(eng->concurrency_for(*serpent, twofish.get()) == 4);
+    CHECK(eng->io_buffer_for(size_t(1) << 20, *serpent).pinned());
+    auto buf = a.cipher;
+    eng->process(*serpent, Direction::Decrypt, a.first_unit, buf.data(), buf.size() / kDataUnitSize);
+    CHECK(buf == a.plain);
+    CHECK(eng->gpu_bytes() > 0);
+    CHECK(said("the GPU takes part"));
+  }
+  SECTION("not a one-writer job, or WARPVOL_AUTO_ONE_WRITER=off: as before, and the CPU engine is not measured") {
+    {
+      wvtest::ScopedEnv off("WARPVOL_AUTO_ONE_WRITER", "off");
+      eng->set_one_writer(true, 1.0);
+    }
+    CHECK(eng->concurrency_for(*serpent) == 4);
+    eng->set_one_writer(false, 1.0);
+    CHECK(eng->concurrency_for(*serpent, twofish.get()) == 4);
+    CHECK(lines.empty());
+  }
 }
 
 TEST_CASE("auto engine: the CPU takes every request while the GPU starts, and the GPU joins once ready", "[job][auto]") {

@@ -1,7 +1,8 @@
 #!/bin/bash
 # `warpvol gpu-agent` end to end, hosting the CPU engine (--host-cpu-engine) so that machines without a GPU run it:
 # start / status / a second start refused / stop / idle exit; import, export and re-encryption with --engine gpu
-# through the agent, checked by the independent VeraCrypt reader (tests/oracle/vc_oracle.py); the agent killed with
+# through the agent, checked by the independent VeraCrypt reader (tests/oracle/vc_oracle.py); --engine auto's rule
+# for jobs that write one file from one thread (taken or not, said under --verbose); the agent killed with
 # SIGKILL in the middle of a re-encryption: the command fails with the I/O exit code and a clear line, and the same
 # re-encryption resumed without the agent ends with the original plaintext. Args: warpvol binary, source dir.
 set -u
@@ -39,6 +40,30 @@ wv export "$T/i.hc" "$T/out" --engine gpu || fail "export"
 cmp -s "$T/img" "$T/out" || fail "export through the agent differs from the image"
 wv reencrypt "$T/i.hc" --engine gpu --no-hidden-volume || fail "reencrypt"
 [ "$(oracle verify "$T/i.hc" --password pw --pim 1)" = "$WANT" ] || fail "the oracle reads other data after re-encryption"
+
+# --engine auto through the agent: a job that writes one file from one thread measures the CPU engine for its
+# passes and says what it chose (either, by this machine's speed); an export to standard output and a batch of
+# two containers at once do not.
+one_writer="the job writes one file from one thread"
+wv import "$T/img" "$T/a.hc" --encryption aes --engine auto --verbose 2> "$T/auto.err" || fail "auto import: $(cat "$T/auto.err")"
+grep -q "$one_writer" "$T/auto.err" || fail "auto import: no one-writer choice: $(cat "$T/auto.err")"
+[ "$(oracle verify "$T/a.hc" --password pw --pim 1)" = "$WANT" ] || fail "the oracle reads other data from the auto import"
+wv export "$T/a.hc" "$T/aout" --engine auto --verbose 2> "$T/auto.err" || fail "auto export: $(cat "$T/auto.err")"
+grep -q "$one_writer" "$T/auto.err" || fail "auto export to a file: no one-writer choice"
+cmp -s "$T/img" "$T/aout" || fail "auto export differs from the image"
+wv export "$T/a.hc" - --engine auto --verbose 2> "$T/auto.err" | cmp -s "$T/img" - || fail "auto export to stdout differs"
+grep -q "$one_writer" "$T/auto.err" && fail "auto export to stdout took the one-writer rule"
+cp "$T/a.hc" "$T/b.hc"
+wv reencrypt "$T/a.hc" "$T/b.hc" --jobs 2 --engine auto --verbose --no-hidden-volume --new-encryption aes 2> "$T/auto.err" ||
+  fail "auto batch: $(cat "$T/auto.err")"
+grep -q "$one_writer" "$T/auto.err" && fail "a batch of two at once took the one-writer rule"
+wv reencrypt "$T/a.hc" --engine auto --verbose --no-hidden-volume --new-encryption serpent 2> "$T/auto.err" ||
+  fail "auto reencrypt: $(cat "$T/auto.err")"
+grep -q "$one_writer.*re-encrypting AES to Serpent" "$T/auto.err" || fail "auto reencrypt: no one-writer choice: $(cat "$T/auto.err")"
+wv reencrypt "$T/a.hc" --engine auto --no-hidden-volume --new-encryption aes || fail "auto reencrypt back to AES"
+[ "$(oracle verify "$T/a.hc" --password pw --pim 1)" = "$WANT" ] || fail "the oracle reads other data after auto's re-encryptions"
+[ "$(oracle verify "$T/b.hc" --password pw --pim 1)" = "$WANT" ] || fail "the oracle reads other data from the batch's second"
+rm -f "$T/a.hc" "$T/b.hc" "$T/aout"
 
 # The agent killed mid-job: the command says so and fails; resumed without the agent, the data is intact.
 ORIG=$(oracle create "$T/k.hc" --size $((512 << 20)) --password pw --pim 1 --seed agent) || fail "oracle create"
