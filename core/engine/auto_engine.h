@@ -92,7 +92,9 @@ class AutoEngine final : public XtsEngine {
   // random data: a millisecond or two; a cascade's several). WARPVOL_AUTO_ONE_WRITER=off: not applied (for
   // measurements).
   void set_one_writer(bool on, double cpu_rate = kOneWriterCpuRate);  // (another rate: tests)
-  static constexpr double kOneWriterCpuRate = 6e9;
+  // Between the three-cipher cascades' rate on a 16-core host (there the GPU is level or ahead in such jobs) and
+  // Twofish's or a Serpent re-encryption's (the CPU engine ahead): docs/perf/measurements-2026-11-29-session26.md.
+  static constexpr double kOneWriterCpuRate = 7e9;
   static constexpr size_t kRateProbeBytes = size_t(4) << 20;
   // The CPU engine's rate for a's decryption followed by b's encryption (b null: a's decryption alone), measured
   // as above (bytes per second; tests).
