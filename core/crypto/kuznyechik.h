@@ -64,8 +64,8 @@ void transform_r_inv(uint8_t* block);
 void transform_l(uint8_t* block);      // R^16
 void transform_l_inv(uint8_t* block);
 
-// out[y] = L (inverse: L^-1) of the block whose byte k is y and whose other bytes are 0, for every y: the rows of
-// the lookup tables, from 16 transforms instead of 256 (see kuznyechik.cpp).
+// out[y] = L (inverse: L^-1) of the block whose byte k is y and whose other bytes are 0, for every y: position k's
+// rows of the lookup tables, from one transform instead of 256 (see kuznyechik.cpp).
 void single_byte_images(bool inverse, int k, uint8_t out[256][16]);
 
 struct PiInvTable {

@@ -83,14 +83,13 @@ class AutoEngine final : public XtsEngine {
   unsigned concurrency_for(const EngineKey& a, const EngineKey* b = nullptr) const override;
 
   // The job writes one regular file from one thread (EngineOptions::one_writer), which bounds it at a few GB/s:
-  // one file's writes serialise on its inode lock. Where the CPU engine runs the job's passes (a key's decryption,
-  // or a re-encryption's decryption and encryption) at kOneWriterCpuRate or more on this machine, the job's
-  // requests all go to it, with its buffers and threads: the GPU cannot make such a job faster, and its requests
-  // cost the job's writer time (its pipeline keeps three times as many chunks in flight, and data it DMAs back is in
-  // no core's cache), where the CPU engine's cores keep pace with the writer with time to spare. The rate is
-  // measured once per chain and direction, on the first key pair asked about (a few requests of kRateProbeBytes on
-  // random data: a millisecond or two; a cascade's several). WARPVOL_AUTO_ONE_WRITER=off: not applied (for
-  // measurements).
+  // one file's writes serialise on its inode lock. Where the CPU engine runs the job's passes at
+  // kOneWriterCpuRate or more on this machine (a key's chain, measured decrypting: encryption runs at about the
+  // same rate; a re-encryption's decryption and encryption together), the job's requests all go to it, with its
+  // buffers and threads: the GPU cannot make such a job faster, and in the GPU's pipeline the same writer ran
+  // slower than in the CPU engine's (docs/perf/measurements-2026-11-29-session26.md). The rate is measured once per
+  // chain and direction, on the first key pair asked about (a few requests of kRateProbeBytes on random data: a
+  // millisecond or two; a cascade's several). WARPVOL_AUTO_ONE_WRITER=off: not applied (for measurements).
   void set_one_writer(bool on, double cpu_rate = kOneWriterCpuRate);  // (another rate: tests)
   // Between the three-cipher cascades' rate on a 16-core host (there the GPU is level or ahead in such jobs) and
   // Twofish's or a Serpent re-encryption's (the CPU engine ahead): docs/perf/measurements-2026-11-29-session26.md.
