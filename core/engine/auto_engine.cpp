@@ -310,6 +310,9 @@ bool AutoEngine::cpu_job(const EngineKey& a, const EngineKey* b) const {
   std::lock_guard<std::mutex> lk(rate_mu_);
   // Two callers may have measured at once: the first decision stands.
   const bool on_cpu = cpu_jobs_.emplace(id, rate >= one_writer_rate_).first->second;
+  // Below the rate the CPU alone would crunch a large share of its cores' time beside the job's readers and writer,
+  // and its trials cost the job what they measured (cascades: every trial slower than the GPU alone).
+  if (!on_cpu) cpu_alone_too_slow_.store(true, std::memory_order_relaxed);
   if (summary_) {
     const std::string passes = b ? "re-encrypting " + std::string(chain_info(a.chain()).name) + " to " +
                                        std::string(chain_info(bc).name)
@@ -438,6 +441,7 @@ void AutoEngine::finished(const Op& op, Lane lane, size_t bytes, double slice_se
   --s.active;
   lane_ended(lane, t);
   // The job's rate, both engines together (counted once the GPU has joined).
+  if (cpu_alone_too_slow_.load(std::memory_order_relaxed) && !share_.cpu_alone_ruled_out()) share_.rule_out_cpu_alone();
   if (gpu_.load(std::memory_order_acquire))
     share_.done(bytes, t, lane == kCpu, CpuShare::Busy{busy_seconds(kGpu, t), busy_seconds(kCpu, t)});
   if (s.active == 0) s.busy_until = t;  // re-anchor the estimate on what happened

@@ -89,7 +89,8 @@ class AutoEngine final : public XtsEngine {
   // buffers and threads: the GPU cannot make such a job faster, and in the GPU's pipeline the same writer ran
   // slower than in the CPU engine's (docs/perf/measurements-2026-11-29-session26.md). The rate is measured once per
   // chain and direction, on the first key pair asked about (a few requests of kRateProbeBytes on random data: a
-  // millisecond or two; a cascade's several). WARPVOL_AUTO_ONE_WRITER=off: not applied (for measurements).
+  // millisecond or two; a cascade's several). Below that rate the job's trials do not run the CPU alone
+  // (cpu_share.h): it would crunch beside the writer. WARPVOL_AUTO_ONE_WRITER=off: not applied (for measurements).
   void set_one_writer(bool on, double cpu_rate = kOneWriterCpuRate);  // (another rate: tests)
   // Between the three-cipher cascades' rate on a 16-core host (there the GPU is level or ahead in such jobs) and
   // Twofish's or a Serpent re-encryption's (the CPU engine ahead): docs/perf/measurements-2026-11-29-session26.md.
@@ -196,6 +197,8 @@ class AutoEngine final : public XtsEngine {
   mutable std::mutex rate_mu_;
   mutable std::map<std::pair<int, int>, double> cpu_rates_;  // (chain, direction): bytes per second
   mutable std::map<std::pair<int, int>, bool> cpu_jobs_;     // (chain a, chain b or -1): cpu_job's decision
+  // A job bound by one writer whose CPU engine is below the rate: its trials never run the CPU alone (share_).
+  mutable std::atomic<bool> cpu_alone_too_slow_{false};
 };
 
 }  // namespace warpvol

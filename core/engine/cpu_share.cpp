@@ -92,7 +92,7 @@ void CpuShare::end_period(double t, Busy busy) {
 std::string CpuShare::summary() const {
   if (periods() == 0) return "";
   char b[600];
-  if (periods_[kMixed] == 0 && periods_[kCpuAlone] == 0) {
+  if (periods_[kMixed] == 0 && periods_[kCpuAlone] == 0 && !ruled_out_by_caller_) {
     std::snprintf(b, sizeof b,
                   "engine auto, the CPU beside the GPU: not tried (the job ended within the first %u periods of at "
                   "least %.0f ms, run by the GPU alone, at %.2f GB/s)",
@@ -114,7 +114,9 @@ std::string CpuShare::summary() const {
   if (c_.busy_share > 0)
     std::snprintf(alone, sizeof alone, "; the CPU alone is tried where the GPU idled for %.0f%% of a period or more",
                   (1 - c_.busy_share) * 100);
-  if (cpu_alone_out_)
+  if (ruled_out_by_caller_)
+    std::snprintf(out, sizeof out, "; the CPU alone: not tried (measured too slow for this job before it began)");
+  else if (cpu_alone_out_)
     std::snprintf(out, sizeof out,
                   "; the CPU alone was far slower, or busy for %.0f%% of its trial or more and no faster: not tried "
                   "again",

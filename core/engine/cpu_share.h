@@ -70,6 +70,9 @@ class CpuShare {
   double rate(bool mixed) const { return rate_[mixed ? kMixed : kGpuAlone]; }
   double rate_of(Mode m) const { return rate_[m]; }
   bool cpu_alone_ruled_out() const { return cpu_alone_out_; }
+  // The caller knows the CPU alone too slow for this job (auto's rate for a job bound by one writer): it is never
+  // tried; the CPU beside a busy GPU still is.
+  void rule_out_cpu_alone() { cpu_alone_out_ = ruled_out_by_caller_ = true; }
 
  private:
   void end_period(double t, Busy busy);
@@ -89,6 +92,7 @@ class CpuShare {
   unsigned periods_[3] = {0, 0, 0};
   double last_gpu_busy_ = 1;  // the GPU's busy share in the latest period of the GPU alone
   bool cpu_alone_out_ = false;  // a trial showed the CPU alone bound by itself and slower, or far slower
+  bool ruled_out_by_caller_ = false;  // rule_out_cpu_alone()
   Mode challenger_ = kMixed;  // the mode last tried against the GPU alone
   unsigned exploiting_ = 0;   // periods of the chosen mode since the last trial
   unsigned exploit_for_ = 0;  // periods the current choice is kept

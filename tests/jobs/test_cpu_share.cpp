@@ -256,6 +256,15 @@ TEST_CASE("cpu share: where the GPU idles (a job bound by its storage or host me
     CHECK(s.periods_of(CpuShare::kCpuAlone) * 6 < s.periods());
     CHECK_FALSE(s.cpu_alone_ruled_out());
   }
+  SECTION("the CPU alone ruled out by the caller (too slow for the job, measured before it) is never tried") {
+    CpuShare s;
+    s.rule_out_cpu_alone();
+    simulate_busy(s, mixed, {2.0e9, 0.2, 0}, {2.4e9, 0, 0.3}, 4.0);
+    INFO(s.summary());
+    CHECK(s.periods_of(CpuShare::kCpuAlone) == 0);
+    CHECK(s.mixed_periods() == 0);
+    CHECK(s.summary().find("measured too slow for this job") != std::string::npos);
+  }
   SECTION("a GPU busy for most of its periods has the CPU beside it as the challenger, as before") {
     CpuShare s;
     simulate_busy(s, {24e9, 1.0, 0.3}, {20e9, 0.9, 0}, {5e9, 0, 1.0}, 4.0);
