@@ -255,45 +255,17 @@ void AutoEngine::set_one_writer(bool on, double cpu_rate) {
   one_writer_rate_ = cpu_rate;
 }
 
-double AutoEngine::cpu_rate(ChainId c, Direction d) const {
-  const std::pair<int, int> id{int(c), int(d)};
-  if (auto it = cpu_rates_.find(id); it != cpu_rates_.end()) return it->second;
-  // Random data and key (zeros flatter table lookups); the first request starts the engine's threads and loads
-  // its tables, the fastest of the next ones counts (a request is split over every core: one that a thread's
-  // wake-up delayed says little).
-  AlignedBuffer buf(kRateProbeBytes);
-  uint64_t x = 0x9E3779B97F4A7C15ull ^ uint64_t(reinterpret_cast<uintptr_t>(buf.data()));
-  auto next = [&x] {  // splitmix64
-    uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  };
-  for (size_t i = 0; i + 8 <= buf.size(); i += 8) {
-    const uint64_t v = next();
-    std::memcpy(buf.data() + i, &v, 8);
-  }
-  std::vector<uint8_t> material(2 * chain_info(c).key_size());
-  for (auto& m : material) m = uint8_t(next());
-  const std::shared_ptr<const EngineKey> key = cpu_->prepare(c, material.data());
-  const size_t units = buf.size() / kDataUnitSize;
-  cpu_->process(*key, d, 0, buf.data(), units / 4);
-  double best = 0, spent = 0;
-  for (int i = 0; i < 8 && (i < 3 || spent < 2e-3); ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    cpu_->process(*key, d, 0, buf.data(), units);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    spent += s;
-    if (s > 0) best = std::max(best, double(units * kDataUnitSize) / s);
-  }
-  cpu_rates_[id] = best;
-  return best;
+const EngineRate& AutoEngine::cpu_rate(ChainId c) const {
+  auto it = cpu_rates_.find(c);
+  if (it == cpu_rates_.end())  // `warpvol benchmark`'s measurement: random data and key, after a warm-up pass
+    it = cpu_rates_.emplace(c, measure_engine(*cpu_, c, kRateProbeBytes, kRateProbeSeconds)).first;
+  return it->second;
 }
 
 double AutoEngine::cpu_job_rate(ChainId a, const ChainId* b) const {
   std::lock_guard<std::mutex> lk(rate_mu_);
-  double secs_per_byte = 1 / cpu_rate(a, Direction::Decrypt);
-  if (b) secs_per_byte += 1 / cpu_rate(*b, Direction::Encrypt);
+  double secs_per_byte = 1 / (cpu_rate(a).decrypt_MBps * 1e6);
+  if (b) secs_per_byte += 1 / (cpu_rate(*b).encrypt_MBps * 1e6);
   return 1 / secs_per_byte;
 }
 

@@ -39,6 +39,7 @@
 #include <tuple>
 
 #include "core/engine/cpu_share.h"
+#include "core/engine/engine_benchmark.h"
 #include "core/engine/xts_engine.h"
 
 namespace warpvol {
@@ -84,18 +85,19 @@ class AutoEngine final : public XtsEngine {
 
   // The job writes one regular file from one thread (EngineOptions::one_writer), which bounds it at a few GB/s:
   // one file's writes serialise on its inode lock. Where the CPU engine runs the job's passes at
-  // kOneWriterCpuRate or more on this machine (a key's chain, measured decrypting: encryption runs at about the
-  // same rate; a re-encryption's decryption and encryption together), the job's requests all go to it, with its
+  // kOneWriterCpuRate or more on this machine (a key's chain decrypting, the pass of an export and about that of a
+  // create; a re-encryption's decryption and encryption together), the job's requests all go to it, with its
   // buffers and threads: the GPU cannot make such a job faster, and in the GPU's pipeline the same writer ran
   // slower than in the CPU engine's (docs/perf/measurements-2026-11-29-session26.md). The rate is measured once per
-  // chain and direction, on the first key pair asked about (a few requests of kRateProbeBytes on random data: a
-  // millisecond or two; a cascade's several). Below that rate the job's trials do not run the CPU alone
+  // chain, on the first key pair asked about (measure_engine: passes of kRateProbeBytes on random data for
+  // kRateProbeSeconds each way, a few milliseconds). Below that rate the job's trials do not run the CPU alone
   // (cpu_share.h): it would crunch beside the writer. WARPVOL_AUTO_ONE_WRITER=off: not applied (for measurements).
   void set_one_writer(bool on, double cpu_rate = kOneWriterCpuRate);  // (another rate: tests)
   // Between the three-cipher cascades' rate on a 16-core host (there the GPU is level or ahead in such jobs) and
   // Twofish's or a Serpent re-encryption's (the CPU engine ahead): docs/perf/measurements-2026-11-29-session26.md.
   static constexpr double kOneWriterCpuRate = 7e9;
   static constexpr size_t kRateProbeBytes = size_t(4) << 20;
+  static constexpr double kRateProbeSeconds = 1e-3;
   // The CPU engine's rate for a's decryption followed by b's encryption (b null: a's decryption alone), measured
   // as above (bytes per second; tests).
   double cpu_job_rate(ChainId a, const ChainId* b) const;
@@ -153,7 +155,7 @@ class AutoEngine final : public XtsEngine {
   // None of the requests of a (re-encrypted to b) go to the GPU: both cpu_only, or a job bound by one writer that
   // the CPU engine keeps up with (set_one_writer). Decided once per pair of chains, then kept for the job.
   bool cpu_job(const EngineKey& a, const EngineKey* b) const;
-  double cpu_rate(ChainId c, Direction d) const;  // measured once (under rate_mu_)
+  const EngineRate& cpu_rate(ChainId c) const;  // measured once (under rate_mu_)
   double now() const;
   struct Plan {
     Lane lane;         // the engine chosen
@@ -195,7 +197,7 @@ class AutoEngine final : public XtsEngine {
   bool one_writer_ = false;
   double one_writer_rate_ = kOneWriterCpuRate;
   mutable std::mutex rate_mu_;
-  mutable std::map<std::pair<int, int>, double> cpu_rates_;  // (chain, direction): bytes per second
+  mutable std::map<ChainId, EngineRate> cpu_rates_;
   mutable std::map<std::pair<int, int>, bool> cpu_jobs_;     // (chain a, chain b or -1): cpu_job's decision
   // A job bound by one writer whose CPU engine is below the rate: its trials never run the CPU alone (share_).
   mutable std::atomic<bool> cpu_alone_too_slow_{false};
