@@ -577,8 +577,11 @@ class ReencryptCommand final : public Command {
     eo.choice = engine_choice_from(vm);
     eo.verbose = [&ctx](const std::string& m) { ctx.verbose_line(m); };
     eo.chains = named_chains(vm);
-    // One container at a time, each a file rewritten from one thread (a device takes several writers).
-    eo.one_writer = (bo.jobs == 1 || reqs.size() == 1) &&
+    // One container at a time, each a file rewritten from one thread (a device takes several writers), with
+    // checksum resilience: journal resilience digests every zone's old ciphertext on the cores, where the CPU
+    // engine's passes compete with it and the GPU's do not (docs/perf/measurements-2026-11-29-session27.md). A
+    // resumed job keeps its journal's mode, which the same command names again.
+    eo.one_writer = bo.job.resilience == reenc::Resilience::Checksum && (bo.jobs == 1 || reqs.size() == 1) &&
                     std::none_of(reqs.begin(), reqs.end(), [](const auto& r) { return is_block_device(r.path); });
     const auto t_engine = Clock::now();
     bo.job.engine = make_engine(eo);

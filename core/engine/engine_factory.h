@@ -40,8 +40,9 @@ struct EngineOptions {
   // other chains) costs time, never correctness.
   std::vector<ChainId> chains;
   // The job writes one regular file from one thread (create, import, an export to a file, the re-encryption of
-  // one container at a time), which bounds it at a few GB/s: auto runs it on the CPU engine alone where that
-  // engine keeps up with such a writer with time to spare (AutoEngine::set_one_writer).
+  // one container at a time with checksum resilience), which bounds it at a few GB/s and leaves the cores to the
+  // engine: auto runs it on the CPU engine alone where that engine keeps up with such a writer with time to spare
+  // (AutoEngine::set_one_writer).
   bool one_writer = false;
 };
 // auto would send none of these chains' requests to the GPU (false for an empty list).

@@ -42,8 +42,8 @@ wv reencrypt "$T/i.hc" --engine gpu --no-hidden-volume || fail "reencrypt"
 [ "$(oracle verify "$T/i.hc" --password pw --pim 1)" = "$WANT" ] || fail "the oracle reads other data after re-encryption"
 
 # --engine auto through the agent: a job that writes one file from one thread measures the CPU engine for its
-# passes and says what it chose (either, by this machine's speed); an export to standard output and a batch of
-# two containers at once do not.
+# passes and says what it chose (either, by this machine's speed); an export to standard output, a batch of
+# two containers at once and a re-encryption with journal resilience do not.
 one_writer="the job writes one file from one thread"
 wv import "$T/img" "$T/a.hc" --encryption aes --engine auto --verbose 2> "$T/auto.err" || fail "auto import: $(cat "$T/auto.err")"
 grep -q "$one_writer" "$T/auto.err" || fail "auto import: no one-writer choice: $(cat "$T/auto.err")"
@@ -60,7 +60,9 @@ grep -q "$one_writer" "$T/auto.err" && fail "a batch of two at once took the one
 wv reencrypt "$T/a.hc" --engine auto --verbose --no-hidden-volume --new-encryption serpent 2> "$T/auto.err" ||
   fail "auto reencrypt: $(cat "$T/auto.err")"
 grep -q "$one_writer.*re-encrypting AES to Serpent" "$T/auto.err" || fail "auto reencrypt: no one-writer choice: $(cat "$T/auto.err")"
-wv reencrypt "$T/a.hc" --engine auto --no-hidden-volume --new-encryption aes || fail "auto reencrypt back to AES"
+wv reencrypt "$T/a.hc" --engine auto --verbose --no-hidden-volume --new-encryption aes --resilience journal \
+  2> "$T/auto.err" || fail "auto reencrypt back to AES: $(cat "$T/auto.err")"
+grep -q "$one_writer" "$T/auto.err" && fail "a re-encryption with journal resilience took the one-writer rule"
 [ "$(oracle verify "$T/a.hc" --password pw --pim 1)" = "$WANT" ] || fail "the oracle reads other data after auto's re-encryptions"
 [ "$(oracle verify "$T/b.hc" --password pw --pim 1)" = "$WANT" ] || fail "the oracle reads other data from the batch's second"
 rm -f "$T/a.hc" "$T/b.hc" "$T/aout"
