@@ -258,7 +258,7 @@ CreateResult create_volume(const CreateOptions& opt) {
   const EncryptedHeader fake1 = build_fake_header(opt.chain, H, opt.sector_size);
   const EncryptedHeader fake2 = build_fake_header(opt.chain, H, opt.sector_size);
   // The header KDF (two headers, different salts, in parallel) does not depend on the fill, so it runs beside it,
-  // in the time a core would idle: during reserve() (tmpfs allocates every page) and while the engine waits for the
+  // in the time a core would idle: during reserve() (fallocate allocates the file) and while the engine waits for the
   // disk (docs/perf/design-figures.md, "Create"). Declared after everything it reads: a throwing fill leaves
   // through this future's destructor, which waits for the KDF.
   std::future<std::vector<EncryptedHeader>> kdf =

@@ -1,7 +1,9 @@
 #include "core/io/atomic_file.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -67,11 +69,27 @@ void AtomicFile::reserve(uint64_t size) {
   if (file_) throw Error(ErrorKind::Io, "internal: AtomicFile::reserve after file()");
   const int fd = ::open(temp_.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) throw_errno(temp_);
-  int r = ::fallocate(fd, 0, 0, off_t(size));
-  int e = r == 0 ? 0 : errno;
-  if (r != 0 && (e == EOPNOTSUPP || e == ENOSYS || e == EINVAL)) {
-    r = ::ftruncate(fd, off_t(size));
+  int r = 0, e = 0;
+  struct statfs fs {};
+  if (::fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC) {
+    // tmpfs has no unwritten extents: fallocate allocates and zeroes every page before the first write, a pass
+    // over memory that the writes then read back, where a write into a hole fills each page it allocates while
+    // that page is in the cache (docs/perf/measurements-2026-11-29-session27.md). There the free space is checked
+    // instead: a short file system still fails here; one that another process fills meanwhile fails in the
+    // writes, which leave no file behind either (the temporary file is removed).
+    if (uint64_t(fs.f_bavail) * uint64_t(fs.f_bsize) < size) {
+      r = -1;
+      e = ENOSPC;
+    } else if ((r = ::ftruncate(fd, off_t(size))) != 0) {
+      e = errno;
+    }
+  } else {
+    r = ::fallocate(fd, 0, 0, off_t(size));
     e = r == 0 ? 0 : errno;
+    if (r != 0 && (e == EOPNOTSUPP || e == ENOSYS || e == EINVAL)) {
+      r = ::ftruncate(fd, off_t(size));
+      e = r == 0 ? 0 : errno;
+    }
   }
   ::close(fd);
   if (r != 0) {

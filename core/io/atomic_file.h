@@ -31,7 +31,8 @@ class AtomicFile {
   BlockFile& file();
   const std::string& temp_path() const { return temp_; }
   // Reserves `size` bytes (fallocate; ftruncate where unsupported), before file(): a full disk or a file-size limit
-  // (FAT32's 4 GiB) shows up at once, not after hours of writing.
+  // (FAT32's 4 GiB) shows up at once, not after hours of writing. On tmpfs, where fallocate costs a pass over
+  // memory, the free space is checked and the file only sized.
   void reserve(uint64_t size);
   // Takes the target's container lock (core/io/container_lock.h) now and holds it until the rename: a target that
   // is mounted, or whose mount starts meanwhile, is refused with Error(Busy) and kept. For volumes replaced with

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -301,6 +303,44 @@ TEST_CASE("io: AtomicFile's file is opened once when several writers ask for it 
   }
   CHECK(opens == 1);
   CHECK(slurp(dir.file("out")) == std::string(data.begin(), data.end()));
+}
+
+TEST_CASE("io: AtomicFile reserves on tmpfs by checking the free space, without allocating the pages", "[io]") {
+  // fallocate on tmpfs allocates and zeroes every page, a pass over memory before the writes go over it again:
+  // there reserve() checks the free space and sizes the file, sparse, and a size beyond the free space fails at
+  // once, leaving no file behind.
+  struct statfs fs {};
+  if (::statfs("/dev/shm", &fs) != 0 || fs.f_type != TMPFS_MAGIC) {
+    WARN("/dev/shm is not tmpfs here: the tmpfs reservation is not tested");
+    return;
+  }
+  char tmpl[] = "/dev/shm/wv-reserve-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::filesystem::path dir = tmpl;
+  struct Remove {
+    std::filesystem::path p;
+    ~Remove() { std::filesystem::remove_all(p); }
+  } remove{dir};
+  const uint64_t size = uint64_t(64) << 20;
+  {
+    AtomicFile f((dir / "v.hc").string());
+    f.reserve(size);
+    struct stat st;
+    REQUIRE(::stat(f.temp_path().c_str(), &st) == 0);
+    CHECK(uint64_t(st.st_size) == size);
+    CHECK(uint64_t(st.st_blocks) * 512 < size / 8);  // not allocated
+    const auto data = pattern(4096, 3);
+    f.file().write_at(size - 4096, data.data(), data.size());
+    f.commit();
+  }
+  CHECK(std::filesystem::file_size(dir / "v.hc") == size);
+  REQUIRE(::statfs(dir.c_str(), &fs) == 0);
+  const uint64_t beyond = uint64_t(fs.f_bavail) * fs.f_bsize + (uint64_t(1) << 30);
+  {
+    AtomicFile f((dir / "w.hc").string());
+    CHECK_THROWS_WITH(f.reserve(beyond), Catch::Contains("not enough free space"));
+  }
+  CHECK(files_in(dir) == 1);  // v.hc; the temporary file of w.hc is gone
 }
 
 TEST_CASE("io: AtomicFile leaves the old file as it was when a step before the rename fails", "[io]") {
