@@ -2,9 +2,9 @@
 // the bounded binary reader/writer, and the two formats written with it (re-encryption journal, mount spec)
 // against bytes that the serialisers wrote before they moved onto it.
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <pthread.h>
 #include <signal.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
