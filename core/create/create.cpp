@@ -103,14 +103,17 @@ CreatePlan plan_create(const CreateOptions& opt) {
                                         bytes_text(plan.target.device_size) + ", is used)");
     plan.host_size = plan.target.device_size / ss * ss;
   } else if (opt.size_max) {
+    if (!plan.target.free_bytes)
+      throw Error(ErrorKind::Usage, "--size max: the file system of " + plan.target.folder +
+                                        " reports no size (tmpfs without a limit?): give the size");
+    const uint64_t free_bytes = *plan.target.free_bytes;
     // Leave a little room for the filesystem's own metadata (extent trees, ...).
-    const uint64_t margin = std::max<uint64_t>(uint64_t(1) << 20, plan.target.free_bytes / 1000);
-    const uint64_t avail = plan.target.free_bytes > margin ? plan.target.free_bytes - margin : 0;
+    const uint64_t margin = std::max<uint64_t>(uint64_t(1) << 20, free_bytes / 1000);
+    const uint64_t avail = free_bytes > margin ? free_bytes - margin : 0;
     plan.host_size = std::min(avail, kMaxDataSize + 2 * kHeaderGroupSize) / 4096 * 4096;
     if (plan.host_size < kMinVolumeSize)
       throw Error(ErrorKind::Io, "not enough free space in " + plan.target.folder + " for the smallest volume (" +
-                                     bytes_text(kMinVolumeSize) + "; " + bytes_text(plan.target.free_bytes) +
-                                     " available)");
+                                     bytes_text(kMinVolumeSize) + "; " + bytes_text(free_bytes) + " available)");
   } else {
     if (opt.size == 0) throw Error(ErrorKind::Usage, "--size is required (e.g. --size 100M, or --size max)");
     plan.host_size = opt.size;
@@ -126,9 +129,9 @@ CreatePlan plan_create(const CreateOptions& opt) {
     throw Error(ErrorKind::Usage, "volume size above VeraCrypt's maximum (1 PiB of data)");
   plan.data_offset = kDataOffsetV2;
   plan.data_size = H - 2 * kHeaderGroupSize;
-  if (!plan.device && plan.target.free_bytes < H)
+  if (!plan.device && plan.target.free_bytes && *plan.target.free_bytes < H)
     throw Error(ErrorKind::Io, "not enough free space in " + plan.target.folder + ": the volume needs " +
-                                   bytes_text(H) + ", " + bytes_text(plan.target.free_bytes) + " are available");
+                                   bytes_text(H) + ", " + bytes_text(*plan.target.free_bytes) + " are available");
   if ((!opt.quick || !opt.import_path.empty()) && !opt.engine)
     throw Error(ErrorKind::Usage, "internal: no engine for the data fill");
   return plan;

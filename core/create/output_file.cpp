@@ -11,6 +11,7 @@
 
 #include "core/io/container_lock.h"
 #include "core/io/fd_io.h"
+#include "core/io/free_space.h"
 #include "core/util/error.h"
 
 namespace warpvol {
@@ -52,7 +53,7 @@ TargetCheck check_target(const std::string& path, bool force) {
   if (::access(t.folder.c_str(), W_OK | X_OK) != 0) throw_errno("folder " + t.folder + " is not writable");
   struct statvfs vfs;
   if (::statvfs(t.folder.c_str(), &vfs) != 0) throw_errno("statvfs " + t.folder);
-  t.free_bytes = uint64_t(vfs.f_bavail) * uint64_t(vfs.f_frsize);
+  t.free_bytes = available_bytes(vfs);
   return t;
 }
 

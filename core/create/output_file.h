@@ -4,6 +4,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/io/atomic_file.h"
@@ -16,7 +17,7 @@ struct TargetCheck {
   bool is_block_device = false;
   uint64_t device_size = 0;  // block devices
   std::string folder;        // the folder the file goes to
-  uint64_t free_bytes = 0;   // statvfs f_bavail * f_frsize of that folder
+  std::optional<uint64_t> free_bytes;  // that folder's (available_bytes: none where the file system reports no size)
 };
 // Throws Error(Usage) for an empty path or a directory, Error(Busy) for an existing file without `force`,
 // Error(Io) for a missing or unwritable folder. Block devices are accepted only with `force` (their content is

@@ -17,6 +17,7 @@
 #include <filesystem>
 
 #include "core/format/header_writer.h"
+#include "core/io/free_space.h"
 #include "core/reencrypt/job_support.h"
 #include "core/reencrypt/marker.h"
 #include "core/util/bytes.h"
@@ -335,12 +336,13 @@ struct Migration::Impl {
 
   void check_space(uint64_t journal_existing) const {
     std::filesystem::path vp(path), jp(journal_path);
+    // The folder's free bytes; a file system that reports no size: as much as asked (the writes find out).
     auto avail_of = [](const std::filesystem::path& p) -> uint64_t {
       const std::string dir = p.parent_path().empty() ? "." : p.parent_path().string();
       struct statvfs vfs;
       if (::statvfs(dir.c_str(), &vfs) != 0) throw_errno("folder " + dir);
       if (vfs.f_flag & ST_RDONLY) throw Error(ErrorKind::Io, dir + " is on a read-only filesystem");
-      return uint64_t(vfs.f_bavail) * uint64_t(vfs.f_frsize);
+      return available_bytes(vfs).value_or(UINT64_MAX / 2);  // (halved: the sums below cannot overflow)
     };
     const std::string jdir = jp.parent_path().empty() ? "." : jp.parent_path().string();
     if (::access(jdir.c_str(), W_OK | X_OK) != 0)

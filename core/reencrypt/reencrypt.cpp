@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/format/header_writer.h"
+#include "core/io/free_space.h"
 #include "core/reencrypt/job_support.h"
 #include "core/reencrypt/legacy_advice.h"
 #include "core/reencrypt/marker.h"
@@ -262,10 +263,10 @@ struct Job::Impl {
     if (::statvfs(dir.c_str(), &vfs) != 0) throw_errno("journal folder " + dir);
     if (vfs.f_flag & ST_RDONLY) throw Error(ErrorKind::Io, "journal folder " + dir + " is on a read-only filesystem");
     const uint64_t need = max_journal_size(j.resilience, j.hotzone, j.parts.size()) + (1 << 20);
-    const uint64_t avail = uint64_t(vfs.f_bavail) * uint64_t(vfs.f_frsize);
-    if (avail + existing < need)
+    const std::optional<uint64_t> avail = available_bytes(vfs);  // none: no size reported, the writes find out
+    if (avail && *avail + existing < need)
       throw Error(ErrorKind::Io, "not enough free space in " + dir + " for the re-encryption journal: need " +
-                                     std::to_string(need) + " bytes, " + std::to_string(avail) + " available "
+                                     std::to_string(need) + " bytes, " + std::to_string(*avail) + " available "
                                      "(use a smaller --hotzone-size, checksum resilience, or --journal-dir)");
   }
 

@@ -1,6 +1,7 @@
 // Volume creation: header writer, every chain x every PRF round trip, layout against VeraCrypt-made volumes,
 // pre-flight and bad options through the real binary, interrupt and crash points (FailFile), hidden volumes,
 // import/export, keyfile creation.
+#include <sys/mount.h>
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
@@ -505,6 +506,41 @@ TEST_CASE("create: bad option values are usage errors (exit 1) and write nothing
                        "pw-12345\n");
   CHECK(f.code == 0);
   CHECK(file_size(kf) == 524288);
+}
+
+TEST_CASE("create: a file system that reports no size takes a volume and its re-encryption; --size max asks",
+          "[create]") {
+  // A tmpfs mounted with size=0 has no limit and reports 0 blocks: the free-space checks must not read that as
+  // full (they refused every volume there).
+  TempDir dir;
+  const std::string mnt = dir.file("unlimited");
+  REQUIRE(::mkdir(mnt.c_str(), 0700) == 0);
+  if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=0") != 0) {
+    WARN("cannot mount a tmpfs here (" << std::strerror(errno) << "): a file system without a size is not tested");
+    return;
+  }
+  struct Unmount {
+    std::string p;
+    ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }
+  } unmount{mnt};
+  struct statvfs vfs;
+  REQUIRE(::statvfs(mnt.c_str(), &vfs) == 0);
+  REQUIRE(vfs.f_blocks == 0);
+  const std::string v = mnt + "/v.hc";
+  auto r = run_warpvol({"create", "--filesystem", "none", v, "--size", "8M", "--pim", "1", "--hash", "sha512",
+                        "--password-stdin"}, "pw-12345\n");
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(file_size(v) == 8u << 20);
+  auto re = run_warpvol({"reencrypt", v, "--pim", "1", "--hash", "sha512", "--password-stdin", "--no-hidden-volume",
+                         "--resilience", "journal", "-q"}, "pw-12345\n");
+  CAPTURE(re.err);
+  CHECK(re.code == 0);
+  auto mx = run_warpvol({"create", "--filesystem", "none", mnt + "/w.hc", "--size", "max", "--pim", "1",
+                         "--password-stdin"}, "pw-12345\n");
+  CHECK(mx.code == 1);
+  CHECK(mx.err.find("reports no size") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(mnt + "/w.hc"));
 }
 
 TEST_CASE("keyfile create: sizes 64..1M, mode 0600, random, refuses existing files", "[create][keyfile]") {
