@@ -228,7 +228,7 @@ TEST_CASE("CBC sector IV and whitening as TrueCrypt derives them", "[legacy][cbc
   CHECK(load_le32(wh + 4) == (crc32(w + 12, 4) ^ crc32(w + 16, 4)));
 }
 
-TEST_CASE("HMAC-SHA-1 and HMAC-RIPEMD-160: TrueCrypt's vectors; legacy iteration counts", "[legacy][kdf]") {
+TEST_CASE("HMAC-SHA-1 and HMAC-RIPEMD-160: TrueCrypt's vectors, legacy iteration counts", "[legacy][kdf]") {
   auto j = legacy_vectors();
   for (auto [name, prf] : {std::pair{"hmac_sha1", PrfId::Sha1}, std::pair{"hmac_ripemd160", PrfId::Ripemd160}}) {
     for (const auto& v : j[name]) {

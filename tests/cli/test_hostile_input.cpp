@@ -215,7 +215,7 @@ TEST_CASE("hostile: a FIFO as volume or keyfile is refused at once (exit 3), nev
   }
 }
 
-TEST_CASE("hostile: --system --pim above 65535 is a usage error; iteration counts never wrap", "[hostile][pim]") {
+TEST_CASE("hostile: --system --pim above 65535 is a usage error, iteration counts never wrap", "[hostile][pim]") {
   wvtest::TempDir d;
   const std::string vol = d.file("random.bin");
   write_random(vol, 1 << 20, 4);
@@ -236,7 +236,7 @@ TEST_CASE("hostile: --system --pim above 65535 is a usage error; iteration count
   }
 }
 
-TEST_CASE("hostile: new passwords with NUL bytes or invalid UTF-8 are refused (exit 1); existing ones still open",
+TEST_CASE("hostile: new passwords with NUL bytes or invalid UTF-8 are refused (exit 1), existing ones still open",
           "[hostile][password]") {
   wvtest::TempDir d;
   const std::string out = d.file("new.hc");

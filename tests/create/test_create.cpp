@@ -508,7 +508,7 @@ TEST_CASE("create: bad option values are usage errors (exit 1) and write nothing
   CHECK(file_size(kf) == 524288);
 }
 
-TEST_CASE("create: a file system that reports no size takes a volume and its re-encryption; --size max asks",
+TEST_CASE("create: a file system that reports no size takes a volume and its re-encryption, --size max asks",
           "[create]") {
   // A tmpfs mounted with size=0 has no limit and reports 0 blocks: the free-space checks must not read that as
   // full (they refused every volume there).
@@ -652,7 +652,7 @@ TEST_CASE("import: bad values are usage errors and write nothing", "[create][imp
   CHECK(file_bytes(raw) == pattern(5000, 2));
 }
 
-TEST_CASE("PosixFile direct writes: aligned data lands as written next to buffered writes; unaligned ones decline",
+TEST_CASE("PosixFile direct writes: aligned data lands as written next to buffered writes, unaligned ones decline",
           "[create][io]") {
   TempDir dir;
   const std::string path = dir.file("direct.bin");
@@ -724,7 +724,7 @@ TEST_CASE("A fill with no plaintext source encrypts zeros first, then each buffe
   CHECK(zero_chunks <= fo.writers);  // each worker's buffer was cleared once, not once per chunk
 }
 
-TEST_CASE("create and import --verbose say where the fill's threads and the command's time went; without it, nothing",
+TEST_CASE("create and import --verbose say where the fill's threads and the command's time went (nothing without it)",
           "[create][cli]") {
   TempDir dir;
   const std::string raw = dir.file("raw");

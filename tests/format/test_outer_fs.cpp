@@ -184,7 +184,7 @@ TEST_CASE("outer exFAT and NTFS scans: a fresh exFAT stays consistent, a file pu
   CHECK(sh("ntfsls '" + img + "' 2>/dev/null | grep -qx big.bin") == 0);
 }
 
-TEST_CASE("outer scan: unknown content is not understood; a damaged exFAT is a format error", "[outer_fs][hidden]") {
+TEST_CASE("outer scan: unknown content is not understood, a damaged exFAT is a format error", "[outer_fs][hidden]") {
   std::vector<uint8_t> img(1 << 20, 0);
   auto reader = [&](uint64_t off, uint8_t* buf, size_t len) { std::memcpy(buf, img.data() + off, len); };
   OuterFsInfo info = scan_outer_filesystem(reader, img.size());

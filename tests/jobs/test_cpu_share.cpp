@@ -132,8 +132,8 @@ TEST_CASE("cpu share: the first choices are kept for 2, then 4, then 8 periods",
   CHECK(modes == (lead_in + "M" "GG" "M" "GGGG" "M" "GGGGGGGG" "M" "G").substr(0, 22));
 }
 
-TEST_CASE("cpu share: a job starts with the GPU alone, and tries the CPU after the lead-in; where the CPU helps it "
-          "is chosen at once",
+TEST_CASE("cpu share: a job starts with the GPU alone and tries the CPU after the lead-in (where the CPU helps, it "
+          "is chosen at once)",
           "[job][auto]") {
   CpuShare s;
   CHECK_FALSE(s.cpu_allowed());
@@ -360,9 +360,9 @@ std::pair<unsigned, unsigned> periods_with_cpu(const std::string& summary) {
 
 }  // namespace
 
-TEST_CASE("auto engine: where the CPU's requests slow the job down, the GPU alone keeps it; where they help, the CPU "
-          "stays",
-          "[job][auto]") {
+TEST_CASE("auto engine: where the CPU's requests slow the job down, the GPU alone keeps it, and where they help, the "
+          "CPU stays",
+          "[job][auto][serial]") {
   std::string with, without, helps;
   // Four callers, as many as the GPU's slots. Each CPU request makes the GPU's requests meanwhile take 6 times as
   // long: the job is faster without the CPU.

@@ -302,7 +302,7 @@ TEST_CASE("migrate crash: interrupted again while resuming", "[migrate][crash]")
   }
 }
 
-TEST_CASE("migrate: SIGINT stops at a safe point; the same request resumes", "[migrate]") {
+TEST_CASE("migrate: SIGINT stops at a safe point, the same request resumes", "[migrate]") {
   for (Resilience res : {Resilience::Checksum, Resilience::Journal}) {
     Fixture fx({LegacySuite{LegacyEaId::Aes, LegacyMode::Cbc}, ChainId::Aes, PrfId::Whirlpool}, 3 * 1024 * kKiB);
     fx.reset();

@@ -707,7 +707,7 @@ TEST_CASE("reencrypt crash: the free slot's protection half written while the pr
   }
 }
 
-TEST_CASE("reencrypt crash: between a zone's data fsync and the next commit; torn slot records",
+TEST_CASE("reencrypt crash: between a zone's data fsync and the next commit, torn slot records",
           "[reencrypt][crash][journal][overlap]") {
   Fixture fx;
   for (Resilience res : {Resilience::Journal, Resilience::Checksum}) {
@@ -746,7 +746,7 @@ TEST_CASE("reencrypt crash: between a zone's data fsync and the next commit; tor
   }
 }
 
-TEST_CASE("reencrypt crash: a commit held back; the free slot is not written before the commit it waits for",
+TEST_CASE("reencrypt crash: a commit held back, the free slot is not written before the commit it waits for",
           "[reencrypt][crash][journal][overlap]") {
   // Z_z's record write is held (300 ms) to give the next zone's protection write every chance to come first; it
   // must not (P_{z+1} may overwrite that slot only once Z_z is durable; with two zones prepared ahead, P_{z+2} the
