@@ -73,13 +73,13 @@ void AtomicFile::reserve(uint64_t size) {
   if (fd < 0) throw_errno(temp_);
   int r = 0, e = 0;
   struct statfs fs {};
-  struct statvfs vfs {};
   if (::fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC) {
     // tmpfs has no unwritten extents: fallocate allocates and zeroes every page before the first write, a pass
     // over memory that the writes then read back, where a write into a hole fills each page it allocates while
     // that page is in the cache (docs/perf/measurements-2026-11-29-session27.md). There the free space is checked
     // instead: a short file system still fails here; one that another process fills meanwhile fails in the
     // writes, which leave no file behind either (the temporary file is removed).
+    struct statvfs vfs {};
     const std::optional<uint64_t> avail = ::fstatvfs(fd, &vfs) == 0 ? available_bytes(vfs) : std::nullopt;
     if (avail && *avail < size) {
       r = -1;

@@ -336,20 +336,22 @@ struct Migration::Impl {
 
   void check_space(uint64_t journal_existing) const {
     std::filesystem::path vp(path), jp(journal_path);
-    // The folder's free bytes; a file system that reports no size: as much as asked (the writes find out).
-    auto avail_of = [](const std::filesystem::path& p) -> uint64_t {
+    // Whether p's folder, plus what an existing journal frees, holds `need` bytes (a file system that reports no
+    // size: the writes find out).
+    auto has_room = [journal_existing](const std::filesystem::path& p, uint64_t need) {
       const std::string dir = p.parent_path().empty() ? "." : p.parent_path().string();
       struct statvfs vfs;
       if (::statvfs(dir.c_str(), &vfs) != 0) throw_errno("folder " + dir);
       if (vfs.f_flag & ST_RDONLY) throw Error(ErrorKind::Io, dir + " is on a read-only filesystem");
-      return available_bytes(vfs).value_or(UINT64_MAX / 2);  // (halved: the sums below cannot overflow)
+      const std::optional<uint64_t> avail = available_bytes(vfs);
+      return !avail || *avail + journal_existing >= need;
     };
     const std::string jdir = jp.parent_path().empty() ? "." : jp.parent_path().string();
     if (::access(jdir.c_str(), W_OK | X_OK) != 0)
       throw Error(ErrorKind::Io, "journal folder " + jdir + " is not writable (give --journal-dir)");
     const uint64_t journal = 2 * (mode == SegMode::Journal ? seg : 0) + 2 * 4096 + (1 << 20);
     const uint64_t grow = phase == MPhase::Grow ? H1 - std::min(H1, c.file->size()) : 0;
-    if (avail_of(vp) + journal_existing < grow + journal || avail_of(jp) + journal_existing < journal)
+    if (!has_room(vp, grow + journal) || !has_room(jp, journal))
       throw Error(ErrorKind::Io, "not enough free space to migrate " + path + " in place: the container grows by " +
                                      std::to_string(grow) + " bytes and the journal needs " +
                                      std::to_string(journal) + " bytes");
