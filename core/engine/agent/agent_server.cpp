@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <chrono>
 #include <cstring>
-#include <deque>
 #include <map>
 
 #include "core/crypto/unit_xxh3.h"
@@ -132,9 +131,8 @@ struct Server::Connection {
   };
   std::map<uint32_t, Held> bufs;
   uint32_t next_id = 1;
-  std::deque<std::function<void()>> tasks;
-  std::vector<std::thread> workers;
-  unsigned idle = 0;
+  std::vector<std::thread> readers;  // threads reading requests besides serve()'s own
+  unsigned waiting = 0;              // readers waiting on the socket
   int in_flight = 0;
   bool closing = false;
 
@@ -145,27 +143,39 @@ struct Server::Connection {
     send_message(fd, &r, sizeof r, pass_fd);
   }
 
-  void worker() {
-    std::unique_lock<std::mutex> lk(mu);
+  // Reads the command's requests and runs each on the thread that read it: a data request reaches the engine
+  // without a hand-over to another thread, whose wake-up (tens of microseconds on a virtual machine) every request's
+  // round trip paid. A reader that takes a request while no other one waits on the socket first starts another
+  // (up to 64), so that the next request is read while this one runs. A SOCK_SEQPACKET socket hands each message
+  // whole to one reader. Returns at the connection's end, or after a request of another protocol version.
+  void read_requests() {
+    Request q;
     for (;;) {
-      ++idle;
-      cv.wait(lk, [&] { return closing || !tasks.empty(); });
-      --idle;
-      if (tasks.empty()) return;
-      auto t = std::move(tasks.front());
-      tasks.pop_front();
-      lk.unlock();
-      t();
-      lk.lock();
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        ++waiting;
+      }
+      const bool got = recv_message(fd, &q, sizeof q);
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        --waiting;
+        if (got && !closing && waiting == 0 && readers.size() < 64) readers.emplace_back([this] { read_requests(); });
+      }
+      if (!got) break;
+      if (q.magic != kMagic || q.version != kVersion) {
+        Reply r = reply_to(q);
+        r.pid = int32_t(::getpid());
+        set_error(r, ErrorKind::Usage,
+                  "protocol version mismatch (agent pid " + std::to_string(r.pid) + " speaks version " +
+                      std::to_string(kVersion) + ", the command " + std::to_string(q.version) +
+                      "): end that agent and start one with this warpvol");
+        send(r);
+        ::shutdown(fd, SHUT_RD);  // the other readers stop too
+        break;
+      }
+      handle(q);
     }
-  }
-
-  // Runs `t` on a worker; a command's requests run concurrently (up to 64 at once).
-  void post(std::function<void()> t) {
-    std::lock_guard<std::mutex> lk(mu);
-    tasks.push_back(std::move(t));
-    if (idle == 0 && workers.size() < 64) workers.emplace_back([this] { worker(); });
-    cv.notify_all();
+    secure_wipe(&q, sizeof q);
   }
 
   void run_data(const Request& q) {
@@ -204,29 +214,27 @@ struct Server::Connection {
       }
       ++in_flight;
     }
-    post([this, q, r, a, b, data, hashes]() mutable {
-      try {
-        if (hashes)
-          server.engine_->reencrypt_hashed(*a, *b, q.unit0, data, size_t(q.nunits), hashes);
-        else if (b)
-          server.engine_->reencrypt(*a, *b, q.unit0, data, size_t(q.nunits));
-        else
-          server.engine_->process(*a, q.direction == 0 ? Direction::Encrypt : Direction::Decrypt, q.unit0, data,
-                                  size_t(q.nunits));
-      } catch (const Error& e) {
-        set_error(r, e.kind(), e.what());
-      } catch (const std::exception& e) {
-        set_error(r, ErrorKind::Io, e.what());
-      }
-      send(r);
-      std::lock_guard<std::mutex> lk(mu);
-      for (uint32_t id : {q.buffer, hashes ? q.hash_buffer : 0u}) {
-        auto bi = bufs.find(id);
-        if (id && bi != bufs.end()) --bi->second.in_use;
-      }
-      --in_flight;
-      cv.notify_all();
-    });
+    try {
+      if (hashes)
+        server.engine_->reencrypt_hashed(*a, *b, q.unit0, data, size_t(q.nunits), hashes);
+      else if (b)
+        server.engine_->reencrypt(*a, *b, q.unit0, data, size_t(q.nunits));
+      else
+        server.engine_->process(*a, q.direction == 0 ? Direction::Encrypt : Direction::Decrypt, q.unit0, data,
+                                size_t(q.nunits));
+    } catch (const Error& e) {
+      set_error(r, e.kind(), e.what());
+    } catch (const std::exception& e) {
+      set_error(r, ErrorKind::Io, e.what());
+    }
+    send(r);
+    std::lock_guard<std::mutex> lk(mu);
+    for (uint32_t id : {q.buffer, hashes ? q.hash_buffer : 0u}) {
+      auto bi = bufs.find(id);
+      if (id && bi != bufs.end()) --bi->second.in_use;
+    }
+    --in_flight;
+    cv.notify_all();
   }
 
   void handle(Request& q) {
@@ -329,10 +337,10 @@ struct Server::Connection {
     {
       std::unique_lock<std::mutex> lk(mu);
       cv.wait(lk, [&] { return in_flight == 0; });
-      closing = true;
-      cv.notify_all();
+      closing = true;  // no reader starts another from here
     }
-    for (auto& w : workers) w.join();
+    ::shutdown(fd, SHUT_RD);  // readers still waiting on the socket return
+    for (auto& t : readers) t.join();
     for (auto& [id, h] : bufs) {
       secure_wipe(h.buf.p, h.buf.size);  // a command that ended without freeing it (killed) did not wipe it
       server.pool_->put(h.buf);
@@ -389,21 +397,7 @@ void Server::stop() {
 
 void Server::serve(int fd) {
   Connection c(*this, fd);
-  Request q;
-  while (recv_message(fd, &q, sizeof q)) {
-    if (q.magic != kMagic || q.version != kVersion) {
-      Reply r = reply_to(q);
-      r.pid = int32_t(::getpid());
-      set_error(r, ErrorKind::Usage,
-                "protocol version mismatch (agent pid " + std::to_string(r.pid) + " speaks version " +
-                    std::to_string(kVersion) + ", the command " + std::to_string(q.version) +
-                    "): end that agent and start one with this warpvol");
-      c.send(r);
-      break;
-    }
-    c.handle(q);
-  }
-  secure_wipe(&q, sizeof q);
+  c.read_requests();
   c.close_down();
   const bool failed = opt_.engine_failed && opt_.engine_failed();
   std::lock_guard<std::mutex> lk(mu_);
