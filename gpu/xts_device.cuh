@@ -247,27 +247,39 @@ __device__ __forceinline__ uint4 look16_at(uint32_t byte_offset) {
   return *reinterpret_cast<const uint4*>(wv_smem + OFF + I * 4096 + byte_offset);
 }
 
-// Fill one group of the plan from its global source (cooperative; caller syncs).
+// The source word of word i of a replicated group (R = 16 or 32): runs of R equal words.
+template <int G, int R>
+__device__ __forceinline__ unsigned replica_source(unsigned i) {
+  if constexpr (group_is4(G) && R == 32) {
+    // two regions (tables 0,1 and 2,3) of 256 rows x 64 words: [T_even x32 | T_odd x32]
+    const unsigned region = i >> 14, row = (i >> 6) & 255, t = region * 2 + ((i >> 5) & 1);
+    return t * 256 + row;
+  } else if constexpr (group_is4(G)) {
+    // 256 rows x 64 words: [T0 x16 | T1 x16 | T2 x16 | T3 x16]
+    const unsigned row = i >> 6, t = (i >> 4) & 3;
+    return t * 256 + row;
+  } else {
+    return i >> (R == 32 ? 5 : 4);  // the 1-byte entries, four to a word
+  }
+}
+
+// Fill one group of the plan from its global source (cooperative; caller syncs). Every launch pays this in each
+// block before any data is touched, so it moves 16 bytes per store: a replicated group's runs of equal words are
+// written four words at a time from one load, and the loads of four stores are issued before the first store
+// (with most of L1 given to shared memory, each load waits on L2).
 template <class PL, int G>
 __device__ __forceinline__ void fill_group(const uint32_t* __restrict__ src) {
   constexpr int R = PL::plan.R[G];
   constexpr unsigned words = group_bytes(G, R) / 4;
   uint32_t* dst = reinterpret_cast<uint32_t*>(wv_smem + PL::plan.off[G]);
-  if constexpr (group_is4(G) && R == 32) {
-    // two regions (tables 0,1 and 2,3) of 256 rows x 64 words: [T_even x32 | T_odd x32]
-    for (unsigned i = threadIdx.x; i < words; i += blockDim.x) {
-      const unsigned region = i >> 14, row = (i >> 6) & 255, t = region * 2 + ((i >> 5) & 1);
-      dst[i] = __ldg(src + t * 256 + row);
+  if constexpr ((group_is4(G) || group_is1(G)) && R > 1) {
+    static_assert(words % 4 == 0 && R % 4 == 0, "a 16-byte store must stay inside one run of equal words");
+    uint4* d4 = reinterpret_cast<uint4*>(dst);
+#pragma unroll 4
+    for (unsigned j = threadIdx.x; j < words / 4; j += blockDim.x) {
+      const uint32_t v = __ldg(src + replica_source<G, R>(j * 4));
+      d4[j] = make_uint4(v, v, v, v);
     }
-  } else if constexpr (group_is4(G) && R == 16) {
-    // 256 rows x 64 words: [T0 x16 | T1 x16 | T2 x16 | T3 x16]
-    for (unsigned i = threadIdx.x; i < words; i += blockDim.x) {
-      const unsigned row = i >> 6, t = (i >> 4) & 3;
-      dst[i] = __ldg(src + t * 256 + row);
-    }
-  } else if constexpr (group_is1(G) && R > 1) {
-    constexpr unsigned shift = R == 32 ? 5 : 4;
-    for (unsigned i = threadIdx.x; i < words; i += blockDim.x) dst[i] = __ldg(src + (i >> shift));
   } else {
     const uint4* s4 = reinterpret_cast<const uint4*>(src);
     uint4* d4 = reinterpret_cast<uint4*>(dst);
