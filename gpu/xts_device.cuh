@@ -264,9 +264,9 @@ __device__ __forceinline__ unsigned replica_source(unsigned i) {
 }
 
 // Fill one group of the plan from its global source (cooperative; caller syncs). Every launch pays this in each
-// block before any data is touched, so it moves 16 bytes per store: a replicated group's runs of equal words are
-// written four words at a time from one load, and the loads of four stores are issued before the first store
-// (with most of L1 given to shared memory, each load waits on L2).
+// block before any data is touched (docs/perf/design-figures.md, "GPU kernels"): a replicated group's runs of equal
+// words are written four words at a time, one 16-byte store from one load, unrolled so that several loads are in
+// flight before the first store waits for its value.
 template <class PL, int G>
 __device__ __forceinline__ void fill_group(const uint32_t* __restrict__ src) {
   constexpr int R = PL::plan.R[G];
