@@ -29,7 +29,10 @@
 #   floor is left out gets no ratio), LOGS (a folder: each timed run's stderr is kept there as
 #   JOB.CHAIN.ENGINE.BUILD.rROUND.txt, with VERBOSE=1 the stage summaries of --verbose), AGENT_BUILD (a folder:
 #   its agent serves the +agent rows of every build, which then alternate without restarting it: builds that are
-#   one binary with different settings).
+#   one binary with different settings), BESIDE (default 1: each job's floor is measured again beside its rows, in
+#   the same rotation -- floor, cpu, gpu, auto, floor, ... -- and the ratio is to the median of those runs, so that a
+#   host whose speed drifts during the run (other tenants' memory traffic) is compared with itself; 0: the ratio is
+#   to the floors measured at the start).
 # Output: a table on stdout; rows also in $RESULTS (TSV) when set.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -150,6 +153,31 @@ files_at_once() {  # MODE (write | rewrite) N: N files of BATCH_SIZE at once
   done
   wait
 }
+# The batch's containers rewritten in place with their own bytes (the beside floor of the batch: its own files).
+batch_rewrite() {
+  local k
+  for ((k = 0; k < batch_n; k++)); do
+    dd if="$dir/b$k.hc" of="$dir/b$k.hc" bs=8M count=$bblocks conv=notrunc,fsync status=none &
+  done
+  wait
+}
+# floor_once NAME: runs the floor NAME once (the names of the floors above) and prints its GB/s; fails for a name
+# it cannot run again.
+floor_once() {
+  local name=$1 bytes t0 t1 n cmd
+  case $name in
+    "read one file x"*) n=${name#read one file x}; bytes=$data; cmd=(streams_one_file read "$n") ;;
+    "write a new file x"*) n=${name#write a new file x}; bytes=$size; cmd=(streams_one_file write "$n") ;;
+    "copy into a new file x"*) n=${name#copy into a new file x}; bytes=$data; cmd=(streams_one_file copy "$n") ;;
+    "rewrite one file in place x"*) n=${name#rewrite one file in place x}; bytes=$data; cmd=(streams_one_file rewrite "$n") ;;
+    "$batch_n files rewritten in place") bytes=$((batch_n * bsize)); cmd=(batch_rewrite) ;;
+    *) return 1 ;;
+  esac
+  rm -f "$dir/new"
+  sync; t0=$EPOCHREALTIME; "${cmd[@]}"; t1=$EPOCHREALTIME
+  rm -f "$dir/new"
+  calc "$bytes / ($t1 - $t0) / 1e9"
+}
 floors=" ${FLOORS:-read write copy rewrite files} "
 has_floor() { [ "${floors#* $1 }" != "$floors" ]; }
 echo "floors (dd, 8 MiB blocks; N streams each on its own range):"
@@ -200,8 +228,20 @@ add_row() {
 engine_env() {  # ENGINE BUILD: a row through the agent runs with that build's agent, the others without one
   if [ "${1%+agent}" != "$1" ]; then agent_use "$2" && export WARPVOL_GPU_AGENT=on; else export WARPVOL_GPU_AGENT=off; fi
 }
+# The floor a row's ratio is taken against is measured by floor_once under its base name: an export's
+# "min(read xN, ENGINE engine)" is "read one file xN", then the lower of that and the engine's figure.
+floor_base() { case $1 in "min(read x"*) local n=${1#min(read x}; echo "read one file x${n%%,*}" ;; *) echo "$1" ;; esac; }
+declare -A beside floor_fig
 run_rows() {
-  local i wall user sys round
+  local i wall user sys round fb g
+  local -a bases=()
+  beside=()
+  if [ "${BESIDE:-1}" = 1 ]; then
+    for ((i = 0; i < rows_n; i++)); do
+      fb=$(floor_base "${row_fname[$i]}")
+      case " ${bases[*]} " in *" $fb "*) ;; *) bases+=("$fb") ;; esac
+    done
+  fi
   for ((i = 0; i < rows_n; i++)); do  # warm: the agent makes its buffers for this kind of job
     [ "${row_engine[$i]%+agent}" != "${row_engine[$i]}" ] || continue
     engine_env "${row_engine[$i]}" "${row_build[$i]}" || { row_gbs[$i]=FAILED; continue; }
@@ -209,6 +249,9 @@ run_rows() {
     eval "timed ${row_cmd[$i]}" > /dev/null
   done
   for round in $(seq "$rounds"); do
+    for fb in "${bases[@]}"; do  # the floors of this round's rows, right before them
+      if g=$(floor_once "$fb"); then beside[$fb]+=" $g"; fi
+    done
     for ((i = 0; i < rows_n; i++)); do
       [ "${row_gbs[$i]}" = FAILED ] && continue
       engine_env "${row_engine[$i]}" "${row_build[$i]}"
@@ -223,6 +266,10 @@ run_rows() {
       fi
     done
   done
+  for fb in "${bases[@]}"; do
+    # shellcheck disable=SC2086  # the rounds' figures, one word each
+    [ -n "${beside[$fb]:-}" ] && printf '  beside these rows: %-34s %7s GB/s (runs:%s)\n' "$fb" "$(median ${beside[$fb]})" "${beside[$fb]}"
+  done
   for ((i = 0; i < rows_n; i++)); do
     print_row "$i"
     [ -n "${row_clean[$i]}" ] && rm -f "${row_clean[$i]}"
@@ -230,7 +277,7 @@ run_rows() {
   rows_n=0
 }
 print_row() {
-  local i=$1 job=${row_job[$1]} chain=${row_chain[$1]} engine=${row_engine[$1]} b=${row_build[$1]} g c f pct=-
+  local i=$1 job=${row_job[$1]} chain=${row_chain[$1]} engine=${row_engine[$1]} b=${row_build[$1]} g c f fb pct=-
   local name; name=$(basename "$(dirname "$b/x")")
   if [ "${row_gbs[$i]}" = FAILED ]; then
     printf '%-15s %-28s %-10s %-10s FAILED\n' "$job" "$chain" "$engine" "$name"
@@ -240,6 +287,12 @@ print_row() {
   # shellcheck disable=SC2086  # the rounds' figures, one word each
   { g=$(median ${row_gbs[$i]}); c=$(median ${row_cpus[$i]}); }
   f=${floor[${row_fname[$i]}]:-}
+  fb=$(floor_base "${row_fname[$i]}")
+  if [ -n "${beside[$fb]:-}" ]; then  # measured beside the rows: its median, below the engine's figure if it has one
+    # shellcheck disable=SC2086  # the rounds' figures, one word each
+    f=$(median ${beside[$fb]})
+    [ -n "${floor_fig[${row_fname[$i]}]:-}" ] && f=$(awk -v a="$f" -v b="${floor_fig[${row_fname[$i]}]}" 'BEGIN { printf "%.2f", a < b ? a : b }')
+  fi
   [ -n "$f" ] && pct="$(calc "100 * $g / $f")%"  # no floor: FLOORS left it out
   printf '%-15s %-28s %-10s %-10s %7s GB/s  %5s of %-32s %6s CPU-s/GB %s\n' "$job" "$chain" "$engine" "$name" \
     "$g" "$pct" "${row_fname[$i]} (${f:--})" "$c" "${row_note[$i]}"
@@ -262,6 +315,7 @@ export_floor() {  # CHAIN ENGINE(cpu|gpu) READERS: sets floor["min(read xN, ENGI
   read=${floor["read one file x$nr"]:-}
   if [ "$e" = cpu ]; then fig=$(engine_figure "$first" "$chain" cpu host); else fig=$(engine_figure "$first" "$chain" gpu pinned); fi
   if [ -z "$read" ] || [ -z "$fig" ]; then unset "floor[$name]"; return; fi
+  floor_fig[$name]=$fig
   floor[$name]=$(awk -v a="$read" -v b="$fig" 'BEGIN { printf "%.2f", a < b ? a : b }')
   printf '  %-34s %7s GB/s (%s engine, %s: %s GB/s)\n' "$name" "${floor[$name]}" "$e" "$chain" "$fig"
 }
