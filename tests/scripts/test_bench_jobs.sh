@@ -3,7 +3,8 @@
 # prints "FAILED" and the benchmark goes on, so a broken command line in the script would only show as a missing
 # row). Checks the rows and the results file, not the figures. Two rounds per figure: a job whose output a second
 # round finds in place would fail there. AGENT=1 adds the rows through `warpvol gpu-agent` (hosting the CPU engine
-# here, --host-cpu-engine, so that a machine without a GPU runs them too). Args: warpvol binary, source dir.
+# here, --host-cpu-engine, so that a machine without a GPU runs them too) and the floors measured beside each
+# job's rows. Args: warpvol binary, source dir.
 set -u
 WV=${1:?warpvol binary}
 SRC=${2:?source dir}
@@ -21,4 +22,9 @@ for job in export_null export_file create import reenc_checksum reenc_journal ba
     grep -q "^$job	serpent	$e	" "$T/r.tsv" || fail "no row for $job with --engine $e"
   done
 done
-echo "ok: $rows rows"
+# Each job's floor is measured again beside its rows (BESIDE=1, the default), and every row has a floor to be
+# compared with: the export's the lower of its read floor and the engine's figure.
+beside=$(grep -c "^  beside these rows: " "$T/out")
+[ "$beside" -ge 7 ] || fail "expected a floor beside each job's rows, got $beside: $(cat "$T/out")"
+awk -F'\t' '$5 != "FAILED" && $6 == "" { bad = 1 } END { exit bad }' "$T/r.tsv" || fail "a row without its floor: $(cat "$T/r.tsv")"
+echo "ok: $rows rows, $beside floors beside them"
