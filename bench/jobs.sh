@@ -30,9 +30,9 @@
 #   JOB.CHAIN.ENGINE.BUILD.rROUND.txt, with VERBOSE=1 the stage summaries of --verbose), AGENT_BUILD (a folder:
 #   its agent serves the +agent rows of every build, which then alternate without restarting it: builds that are
 #   one binary with different settings), BESIDE (default 1: each job's floor is measured again beside its rows, in
-#   the same rotation -- floor, cpu, gpu, auto, floor, ... -- and the ratio is to the median of those runs, so that a
-#   host whose speed drifts during the run (other tenants' memory traffic) is compared with itself; 0: the ratio is
-#   to the floors measured at the start).
+#   the same rotation -- floor, cpu, gpu, auto, floor, ... -- where FLOORS names its kind, and the ratio is to the
+#   median of those runs, so that a host whose speed drifts during the run (other tenants' memory traffic) is
+#   compared with itself; 0: the ratio is to the floors measured at the start).
 # Output: a table on stdout; rows also in $RESULTS (TSV) when set.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -231,6 +231,12 @@ engine_env() {  # ENGINE BUILD: a row through the agent runs with that build's a
 # The floor a row's ratio is taken against is measured by floor_once under its base name: an export's
 # "min(read xN, ENGINE engine)" is "read one file xN", then the lower of that and the engine's figure.
 floor_base() { case $1 in "min(read x"*) local n=${1#min(read x}; echo "read one file x${n%%,*}" ;; *) echo "$1" ;; esac; }
+floor_kind() {  # NAME: its word in FLOORS
+  case $1 in
+    "read one file"*) echo read ;; "write a new file"*) echo write ;; "copy into"*) echo copy ;;
+    "rewrite one file"*) echo rewrite ;; *) echo files ;;
+  esac
+}
 declare -A beside floor_fig
 run_rows() {
   local i wall user sys round fb g
@@ -239,6 +245,7 @@ run_rows() {
   if [ "${BESIDE:-1}" = 1 ]; then
     for ((i = 0; i < rows_n; i++)); do
       fb=$(floor_base "${row_fname[$i]}")
+      has_floor "$(floor_kind "$fb")" || continue  # FLOORS left its kind out: no ratio
       case " ${bases[*]} " in *" $fb "*) ;; *) bases+=("$fb") ;; esac
     done
   fi
