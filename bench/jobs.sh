@@ -98,6 +98,7 @@ err="$dir/err"
 results=${RESULTS:-$dir/results.tsv}
 : > "$results"
 calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
+lower() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a < b ? a : b }'; }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 echo "machine: $ncores cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo); load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -119,14 +120,18 @@ rm -f "$dir/rand1g"
 
 # ---- floors ----
 declare -A floor
-# floor_run NAME BYTES COMMAND...: wall time of COMMAND (which runs its streams in the background and waits).
+# gbs_of BYTES COMMAND...: GB/s of one run of COMMAND (which runs its streams in the background and waits).
+gbs_of() {
+  local bytes=$1 t0 t1
+  shift
+  sync; t0=$EPOCHREALTIME; "$@"; t1=$EPOCHREALTIME
+  calc "$bytes / ($t1 - $t0) / 1e9"
+}
+# floor_run NAME BYTES COMMAND...: the median of ROUNDS runs.
 floor_run() {
-  local name=$1 bytes=$2 t0 t1 v=()
+  local name=$1 bytes=$2 v=()
   shift 2
-  for r in $(seq "$rounds"); do
-    sync; t0=$EPOCHREALTIME; "$@"; t1=$EPOCHREALTIME
-    v+=("$(calc "$bytes / ($t1 - $t0) / 1e9")")
-  done
+  for r in $(seq "$rounds"); do v+=("$(gbs_of "$bytes" "$@")"); done
   floor[$name]=$(median "${v[@]}")
   printf '  %-34s %7s GB/s\n' "$name" "${floor[$name]}"
 }
@@ -143,40 +148,34 @@ streams_one_file() {
   done
   wait
 }
-files_at_once() {  # MODE (write | rewrite) N: N files of BATCH_SIZE at once
-  local mode=$1 n=$2 k
+files_at_once() {  # MODE (write | rewrite) N [NAME]: N files of BATCH_SIZE at once, NAME a printf pattern (f%d)
+  local mode=$1 n=$2 k f
   for ((k = 0; k < n; k++)); do
+    # shellcheck disable=SC2059  # the pattern is the caller's
+    f=$dir/$(printf "${3:-f%d}" "$k")
     case $mode in
-      write) dd if=/dev/zero of="$dir/f$k" bs=8M count=$bblocks conv=fsync status=none & ;;
-      rewrite) dd if="$dir/f$k" of="$dir/f$k" bs=8M count=$bblocks conv=notrunc,fsync status=none & ;;
+      write) dd if=/dev/zero of="$f" bs=8M count=$bblocks conv=fsync status=none & ;;
+      rewrite) dd if="$f" of="$f" bs=8M count=$bblocks conv=notrunc,fsync status=none & ;;
     esac
-  done
-  wait
-}
-# The batch's containers rewritten in place with their own bytes (the beside floor of the batch: its own files).
-batch_rewrite() {
-  local k
-  for ((k = 0; k < batch_n; k++)); do
-    dd if="$dir/b$k.hc" of="$dir/b$k.hc" bs=8M count=$bblocks conv=notrunc,fsync status=none &
   done
   wait
 }
 # floor_once NAME: runs the floor NAME once (the names of the floors above) and prints its GB/s; fails for a name
 # it cannot run again.
 floor_once() {
-  local name=$1 bytes t0 t1 n cmd
+  local name=$1 bytes n cmd
   case $name in
     "read one file x"*) n=${name#read one file x}; bytes=$data; cmd=(streams_one_file read "$n") ;;
     "write a new file x"*) n=${name#write a new file x}; bytes=$size; cmd=(streams_one_file write "$n") ;;
     "copy into a new file x"*) n=${name#copy into a new file x}; bytes=$data; cmd=(streams_one_file copy "$n") ;;
     "rewrite one file in place x"*) n=${name#rewrite one file in place x}; bytes=$data; cmd=(streams_one_file rewrite "$n") ;;
-    "$batch_n files rewritten in place") bytes=$((batch_n * bsize)); cmd=(batch_rewrite) ;;
+    # the batch's own containers, rewritten in place with their own bytes
+    "$batch_n files rewritten in place") bytes=$((batch_n * bsize)); cmd=(files_at_once rewrite "$batch_n" "b%d.hc") ;;
     *) return 1 ;;
   esac
   rm -f "$dir/new"
-  sync; t0=$EPOCHREALTIME; "${cmd[@]}"; t1=$EPOCHREALTIME
+  gbs_of "$bytes" "${cmd[@]}"
   rm -f "$dir/new"
-  calc "$bytes / ($t1 - $t0) / 1e9"
 }
 floors=" ${FLOORS:-read write copy rewrite files} "
 has_floor() { [ "${floors#* $1 }" != "$floors" ]; }
@@ -298,7 +297,7 @@ print_row() {
   if [ -n "${beside[$fb]:-}" ]; then  # measured beside the rows: its median, below the engine's figure if it has one
     # shellcheck disable=SC2086  # the rounds' figures, one word each
     f=$(median ${beside[$fb]})
-    [ -n "${floor_fig[${row_fname[$i]}]:-}" ] && f=$(awk -v a="$f" -v b="${floor_fig[${row_fname[$i]}]}" 'BEGIN { printf "%.2f", a < b ? a : b }')
+    [ -n "${floor_fig[${row_fname[$i]}]:-}" ] && f=$(lower "$f" "${floor_fig[${row_fname[$i]}]}")
   fi
   [ -n "$f" ] && pct="$(calc "100 * $g / $f")%"  # no floor: FLOORS left it out
   printf '%-15s %-28s %-10s %-10s %7s GB/s  %5s of %-32s %6s CPU-s/GB %s\n' "$job" "$chain" "$engine" "$name" \
@@ -323,7 +322,7 @@ export_floor() {  # CHAIN ENGINE(cpu|gpu) READERS: sets floor["min(read xN, ENGI
   if [ "$e" = cpu ]; then fig=$(engine_figure "$first" "$chain" cpu host); else fig=$(engine_figure "$first" "$chain" gpu pinned); fi
   if [ -z "$read" ] || [ -z "$fig" ]; then unset "floor[$name]"; return; fi
   floor_fig[$name]=$fig
-  floor[$name]=$(awk -v a="$read" -v b="$fig" 'BEGIN { printf "%.2f", a < b ? a : b }')
+  floor[$name]=$(lower "$read" "$fig")
   printf '  %-34s %7s GB/s (%s engine, %s: %s GB/s)\n' "$name" "${floor[$name]}" "$e" "$chain" "$fig"
 }
 
