@@ -120,7 +120,8 @@ class GpuAgentCommand final : public Command {
     o.engine_failed = std::move(failed);
     o.log = std::move(log);
     // What the jobs ask for by default: an export's ring of chunks, the fill's buffers of create and import (one per
-    // worker) and the hot zones of a batch re-encryption (two per container, eight containers).
+    // worker) and the hot zones of a batch re-encryption (two per container, eight containers; the 4 MiB zones of
+    // containers on a memory file system are the chunks' size).
     // (Not for the CPU engine of the tests: nothing to page-lock, and they count the buffers kept.)
     if (!cpu)
       o.prewarm = {{kStreamChunkMultiCaller, 32}, {kStreamChunk, 16}, {size_t(reenc::kDefaultHotzone), 16}};

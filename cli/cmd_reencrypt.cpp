@@ -427,7 +427,9 @@ class ReencryptCommand final : public Command {
         ("resilience", po::value<std::string>()->value_name("checksum|journal")->default_value("checksum"),
          "hot-zone protection: checksum (a hash of each new 512-byte unit; needs 512-byte-atomic writes) or journal "
          "(a copy of the old data; survives torn writes, writes the data twice)")
-        ("hotzone-size", po::value<std::string>()->value_name("N"), "bytes per hot zone (default 32M)")
+        ("hotzone-size", po::value<std::string>()->value_name("N"),
+         "bytes per hot zone (default 32M; 4M when the container and its journal are on a memory file system, "
+         "such as /dev/shm, and the GPU re-encrypts with checksum resilience)")
         ("journal-dir", po::value<std::string>()->value_name("DIR"),
          "folder of the journal files (default: each container's folder)")
         ("jobs,j", po::value<unsigned>()->value_name("N")->default_value(1), "containers re-encrypted at once")

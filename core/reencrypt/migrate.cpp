@@ -385,7 +385,7 @@ struct Migration::Impl {
                   "survive)");
     if (opt.resilience == Resilience::Journal) {
       mode = SegMode::Journal;
-      seg = std::max(opt.hotzone, kMinJournalSegment) / kDataUnitSize * kDataUnitSize;
+      seg = std::max(opt.hotzone ? opt.hotzone : kDefaultHotzone, kMinJournalSegment) / kDataUnitSize * kDataUnitSize;
     } else {
       mode = SegMode::Datashift;
       seg = kShift;
@@ -774,6 +774,7 @@ uint64_t Migration::total_bytes() const { return impl_->D; }
 uint64_t Migration::done_bytes() const {
   return impl_->phase == MPhase::Finalize ? impl_->D : impl_->D - impl_->done;
 }
+uint64_t Migration::segment_bytes() const { return impl_->seg; }
 std::string Migration::describe() const { return impl_->describe(); }
 JobResult Migration::run() { return impl_->run(); }
 

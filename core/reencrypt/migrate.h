@@ -113,6 +113,7 @@ class Migration {
   bool resuming() const;
   uint64_t total_bytes() const;
   uint64_t done_bytes() const;
+  uint64_t segment_bytes() const;  // bytes moved per commit
   std::string describe() const;
   JobResult run();
 

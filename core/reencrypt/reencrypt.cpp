@@ -27,6 +27,7 @@
 
 #include "core/format/header_writer.h"
 #include "core/io/free_space.h"
+#include "core/io/memory_fs.h"
 #include "core/reencrypt/job_support.h"
 #include "core/reencrypt/legacy_advice.h"
 #include "core/reencrypt/marker.h"
@@ -212,6 +213,7 @@ struct Job::Impl {
   bool on_disk = false;  // a journal exists (J0 passed)
   std::optional<OpenedHeader> legacy;  // prepare_new opened a V1-layout volume: migrated instead (migrate.h)
   bool keys_with_open = false;  // the new header keys were derived along the open (KeysAhead)
+  std::string hotzone_why = "given";  // how j.hotzone was set (--verbose)
   std::chrono::steady_clock::time_point t0;
   StageTimes times;
   uint64_t bytes_this_run = 0;
@@ -350,7 +352,7 @@ struct Job::Impl {
     j.resilience = opt.resilience;
     j.unit_hash = opt.unit_hash;
     j.container_size = H;
-    j.hotzone = opt.hotzone;
+    j.hotzone = opt.hotzone ? opt.hotzone : kDefaultHotzone;  // the choice below once the engine's keys exist
     j.range_offset = first.data_offset;
     j.range_size = first.data_size;
     j.range_first_unit = first.first_unit;
@@ -441,6 +443,7 @@ struct Job::Impl {
       make_engine_keys(p);
     }
     set_ranges();
+    if (!opt.hotzone) choose_hotzone();
     compute_mac_key();
     j.state = JournalState{};
     j.state.phase = Phase::Marking;
@@ -572,7 +575,8 @@ struct Job::Impl {
     }
     for (Part& p : parts) make_engine_keys(p);
     set_ranges();
-    if (opt.resilience != j.resilience || opt.hotzone != j.hotzone)
+    hotzone_why = "the journal's";
+    if (opt.resilience != j.resilience || (opt.hotzone && opt.hotzone != j.hotzone))
       notice(path + ": resuming with the journal's settings (" + std::string(resilience_name(j.resilience)) +
              " resilience, " + size_text(j.hotzone) + " hot zones)");
     check_journal_folder(loaded_version == kSlotJournalVersion ? loaded.size() : 0);
@@ -899,9 +903,30 @@ struct Job::Impl {
   unsigned zones_ahead() const {
     if (opt.zones_ahead) return std::min(opt.zones_ahead, 2u);
     if (const auto n = env_number("WARPVOL_ZONES_AHEAD", 1, 2)) return unsigned(*n);  // tuning runs (docs/perf)
+    return gpu_pipeline() ? 2 : 1;
+  }
+  // Checksum resilience on an engine that takes several callers (the GPU's pipeline).
+  bool gpu_pipeline() const {
     const Part& p0 = parts[0];
-    const bool several = opt.engine->concurrency_for(*p0.old_key, p0.new_key.get()) > 1;
-    return several && j.resilience == Resilience::Checksum ? 2 : 1;
+    return j.resilience == Resilience::Checksum && opt.engine->concurrency_for(*p0.old_key, p0.new_key.get()) > 1;
+  }
+
+  // The hot zone of a new job that names none. Each zone's buffer is in flight from its read to its write, through
+  // the GPU's DMA both ways in between, and each zone costs a commit (fsyncs of the journal and the container).
+  // Where the fsyncs cost nothing (a memory file system holds both files) and the GPU's pipeline keeps three zones
+  // of each container in flight, 4 MiB zones keep those bytes in the CPU's last-level cache from the read to the
+  // write, where 32 MiB zones send them through host memory again (a batch of containers is bound by that traffic:
+  // docs/perf/design-figures.md, "Jobs"). Elsewhere 32 MiB zones spread a commit's fsyncs over more data.
+  void choose_hotzone() {
+    const std::string journal_dir = std::filesystem::path(journal_path).parent_path().string();
+    const bool memory = on_memory_file_system(path) && on_memory_file_system(journal_dir.empty() ? "." : journal_dir);
+    if (memory && gpu_pipeline()) {
+      j.hotzone = kMemoryHotzone;
+      hotzone_why = "the container and its journal in memory, re-encrypted through the GPU's pipeline";
+    } else {
+      j.hotzone = kDefaultHotzone;
+      hotzone_why = "default";
+    }
   }
 
   void data_loop() {
@@ -1036,11 +1061,13 @@ struct Job::Impl {
     r.bytes = bytes_this_run;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (opt.summary) {
-      char b[400];
+      char b[600];
       std::snprintf(b, sizeof b,
-                    "%s: %.3f s; thread-seconds preparing zones (beside the writes): read %.3f, engine %.3f, %s "
-                    "%.3f; seconds: journal commits %.3f, writes %.3f, fsync %.3f, waiting for the next zone %.3f",
-                    path.c_str(), r.seconds, times.read / 1e6, times.engine / 1e6,
+                    "%s: %.3f s, hot zones of %s (%s); thread-seconds preparing zones (beside the writes): read "
+                    "%.3f, engine %.3f, %s %.3f; seconds: journal commits %.3f, writes %.3f, fsync %.3f, waiting for "
+                    "the next zone %.3f",
+                    path.c_str(), r.seconds, size_text(j.hotzone).c_str(), hotzone_why.c_str(), times.read / 1e6,
+                    times.engine / 1e6,
                     j.resilience == Resilience::Journal ? "journal copy" : "checksums into the journal (hashed "
                                                                            "in the engine's pass)",
                     times.protect / 1e6,
@@ -1057,7 +1084,7 @@ Job::~Job() = default;
 
 std::unique_ptr<Job> Job::prepare(const VolumeRequest& req, const JobOptions& opt) {
   if (!opt.engine) throw Error(ErrorKind::Usage, "no engine");
-  if (opt.hotzone < kMinHotzone || opt.hotzone > kMaxHotzone || opt.hotzone % kDataUnitSize)
+  if (opt.hotzone && (opt.hotzone < kMinHotzone || opt.hotzone > kMaxHotzone || opt.hotzone % kDataUnitSize))
     throw Error(ErrorKind::Usage, "the hot-zone size must be a multiple of 512 between 64 KiB and 1 GiB");
   auto impl = std::make_unique<Impl>();
   impl->path = req.path;
@@ -1098,6 +1125,7 @@ uint64_t Job::done_bytes() const {
 // A migration moves its data in segments no larger than the shift (migrate.h), the source of each intact until
 // it is moved: checksum resilience's guarantee without the checksums.
 Resilience Job::resilience() const { return mig_ ? Resilience::Checksum : impl_->j.resilience; }
+uint64_t Job::hotzone() const { return mig_ ? mig_->segment_bytes() : impl_->j.hotzone; }
 bool Job::header_keys_derived_with_open() const { return !mig_ && impl_->keys_with_open; }
 
 std::string Job::describe() const {

@@ -101,7 +101,10 @@
 
 namespace warpvol::reenc {
 
+// Hot zones of a new job when the caller names none: 32 MiB, or 4 MiB where the container and its journal lie on a
+// memory file system and the GPU's pipeline re-encrypts with checksum resilience (the job's choice, reencrypt.cpp).
 constexpr uint64_t kDefaultHotzone = uint64_t(32) << 20;
+constexpr uint64_t kMemoryHotzone = uint64_t(4) << 20;
 
 // What changes. Unset = keep: the chain, the PRF (VeraCrypt's SHA-512 when the old PRF is one VeraCrypt 1.26 no
 // longer opens: RIPEMD-160, SHA-1), password, keyfiles, PIM.
@@ -127,7 +130,7 @@ enum class StartPolicy { StartOrResume, ResumeOnly };
 struct JobOptions {
   Resilience resilience = Resilience::Checksum;  // for new jobs; a resumed job keeps its own
   UnitHash unit_hash = UnitHash::Xxh3_128;       // checksum entries of new jobs (tests write earlier journals)
-  uint64_t hotzone = kDefaultHotzone;            // for new jobs
+  uint64_t hotzone = 0;                          // for new jobs; 0 = the job's choice (kDefaultHotzone)
   std::string journal_dir;                       // default: the container's folder
   StartPolicy policy = StartPolicy::StartOrResume;
   std::shared_ptr<XtsEngine> engine;
@@ -171,6 +174,7 @@ class Job {
   uint64_t total_bytes() const;  // size of the range
   uint64_t done_bytes() const;   // already new (resume)
   Resilience resilience() const;
+  uint64_t hotzone() const;      // bytes per hot zone: given, chosen for a new job, or the resumed journal's
   std::string describe() const;  // "AES -> Serpent, HMAC-SHA-512 -> HMAC-SHA-512 (normal volume, 256 MiB)"
   // The new headers' keys were derived in the passes that opened the volume (the request named its PRF; README,
   // "reencrypt"): what a batch's pre-flight costs depends on it (--verbose, tests).

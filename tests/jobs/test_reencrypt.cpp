@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/crypto/chain.h"
+#include "core/io/memory_fs.h"
 #include "core/kdf/prf.h"
 #include "core/reencrypt/batch.h"
 #include "core/reencrypt/marker.h"
@@ -638,4 +639,52 @@ TEST_CASE("reencrypt: the journal holds no master key in the clear", "[reencrypt
     CHECK(std::memcmp(cur.fields.key_area.data(), after.fields.key_area.data(), key_bytes) != 0);
   }
   CHECK(std::memcmp(before.fields.key_area.data(), header_of(path, open_opts(oc)).fields.key_area.data(), 64) != 0);
+}
+
+TEST_CASE("reencrypt: a new job's hot zone is 4 MiB in memory on the GPU's pipeline with checksums, else 32 MiB",
+          "[reencrypt]") {
+  CHECK_FALSE(on_memory_file_system("/dev/null"));  // a device node: on devtmpfs, its data is not
+  CHECK_FALSE(on_memory_file_system("/no/such/path"));
+  FastDir mem;
+  if (!on_memory_file_system(mem.path().string())) {
+    WARN("SKIPPED: /dev/shm is not a memory file system here");
+    return;
+  }
+  // A CPU engine that reports four callers stands in for the GPU's pipeline.
+  struct Wide : CpuEngine {
+    Wide() : CpuEngine(1) {}
+    unsigned concurrency() const override { return 4; }
+  };
+  const auto wide = std::make_shared<Wide>();
+  const Credentials c = creds("pw");
+  std::vector<std::string> lines;
+  auto job_for = [&](const std::string& path, std::shared_ptr<XtsEngine> e, Resilience res, uint64_t given = 0,
+                     const std::string& journal_dir = "") {
+    make_container(path, noise(9 * 1024 * kKiB + 96 * kKiB), ChainId::Aes, PrfId::Sha512, c);
+    JobOptions o = job_options(res, given);
+    o.engine = std::move(e);
+    o.journal_dir = journal_dir;
+    o.summary = [&lines](const std::string& m) { lines.push_back(m); };
+    return Job::prepare(request(path, c), o);
+  };
+  CHECK(job_for(mem.file("b.hc"), engine(), Resilience::Checksum)->hotzone() == kDefaultHotzone);  // one caller
+  CHECK(job_for(mem.file("c.hc"), wide, Resilience::Journal)->hotzone() == kDefaultHotzone);
+  CHECK(job_for(mem.file("d.hc"), wide, Resilience::Checksum, 1024 * kKiB)->hotzone() == 1024 * kKiB);
+  wvtest::TempDir disk;
+  if (on_memory_file_system(disk.path().string())) {
+    WARN("SKIPPED (the cases on a disk): " << disk.path().string() << " is a memory file system here");
+  } else {
+    CHECK(job_for(disk.file("e.hc"), wide, Resilience::Checksum)->hotzone() == kDefaultHotzone);
+    CHECK(job_for(mem.file("f.hc"), wide, Resilience::Checksum, 0, disk.path().string())->hotzone() ==
+          kDefaultHotzone);  // the journal's fsyncs go to a disk
+  }
+  // Chosen: three zones, the last one short; the data survives and --verbose says why.
+  const std::string path = mem.file("a.hc");
+  auto job = job_for(path, wide, Resilience::Checksum);
+  REQUIRE(job->hotzone() == kMemoryHotzone);
+  const auto plain = read_plain(path, open_opts(c));
+  CHECK(job->run().bytes == plain.size());
+  CHECK(sha256_hex(read_plain(path, open_opts(c))) == sha256_hex(plain));
+  REQUIRE(!lines.empty());
+  CHECK(lines.back().find("hot zones of 4 MiB (the container and its journal in memory") != std::string::npos);
 }
