@@ -90,7 +90,7 @@ class AutoEngine final : public XtsEngine {
   // buffers and threads: the GPU cannot make such a job faster, and in the GPU's pipeline the same writer ran
   // slower than in the CPU engine's (docs/perf/measurements-2026-11-29-session26.md). The rate is measured once per
   // chain, on the first key pair asked about (measure_engine: passes of kRateProbeBytes on random data for
-  // kRateProbeSeconds each way, a few milliseconds). Below that rate the job's trials do not run the CPU alone
+  // kRateProbeSeconds each way, a few milliseconds; the best of kRateProbes). Below that rate the job's trials do not run the CPU alone
   // (cpu_share.h): it would crunch beside the writer. WARPVOL_AUTO_ONE_WRITER=off: not applied (for measurements).
   void set_one_writer(bool on, double cpu_rate = kOneWriterCpuRate);  // (another rate: tests)
   // Between the three-cipher cascades' rate on a 16-core host (there the GPU is level or ahead in such jobs) and
@@ -98,6 +98,7 @@ class AutoEngine final : public XtsEngine {
   static constexpr double kOneWriterCpuRate = 7e9;
   static constexpr size_t kRateProbeBytes = size_t(4) << 20;
   static constexpr double kRateProbeSeconds = 1e-3;
+  static constexpr int kRateProbes = 3;
   // The CPU engine's rate for a's decryption followed by b's encryption (b null: a's decryption alone), measured
   // as above (bytes per second; tests).
   double cpu_job_rate(ChainId a, const ChainId* b) const;

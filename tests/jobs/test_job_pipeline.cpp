@@ -404,6 +404,39 @@ TEST_CASE("auto engine: a job bound by one writer runs on the CPU engine alone w
   }
 }
 
+TEST_CASE("auto engine: a probe of the CPU engine slowed by other work does not decide a one-writer job",
+          "[job][auto]") {
+  // The CPU engine's first probe runs slowed (a sleep in each of its passes: the job's first reads and writes, or a
+  // neighbour, on its cores); the best of the probes is its rate, and the job stays on it.
+  struct Slowed : CpuEngine {
+    Slowed() : CpuEngine(1) {}
+    std::atomic<int> slow{4};  // one probe: a warm-up and a timed pass each way (each pass outlasts the probe's time)
+    void process(const EngineKey& k, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) override {
+      if (slow.fetch_sub(1) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      CpuEngine::process(k, d, unit0, data, nunits);
+    }
+  };
+  struct Wide : CpuEngine {
+    Wide() : CpuEngine(1) {}
+    unsigned concurrency() const override { return 4; }
+  };
+  CpuEngine plain(1);
+  const double clean =
+      measure_engine(plain, ChainId::Serpent, AutoEngine::kRateProbeBytes, AutoEngine::kRateProbeSeconds)
+          .decrypt_MBps * 1e6;
+  std::map<ChainId, size_t> crossover;
+  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+  auto slowed = std::make_shared<Slowed>();
+  AutoEngine eng(slowed, std::make_shared<Wide>(), crossover);
+  // A fifth of the clean rate: far above the slowed probe's (4 MiB per 50 ms), far below a clean probe's.
+  eng.set_one_writer(true, clean / 5);
+  const auto material = noise_bytes(2 * 32, 11);
+  auto serpent = eng.prepare(ChainId::Serpent, material.data());
+  CHECK(eng.concurrency_for(*serpent) == 1);  // the CPU engine takes the job
+  CHECK(slowed->slow.load() < 0);             // every probe ran, the slowed one first
+  CHECK(eng.cpu_job_rate(ChainId::Serpent, nullptr) > clean / 5);
+}
+
 TEST_CASE("auto engine: the CPU takes every request while the GPU starts, and the GPU joins once ready", "[job][auto]") {
   auto cpu = std::make_shared<CpuEngine>(1);
   auto other = std::make_shared<CpuEngine>(1);  // stands in for the GPU
