@@ -90,8 +90,9 @@ class AutoEngine final : public XtsEngine {
   // buffers and threads: the GPU cannot make such a job faster, and in the GPU's pipeline the same writer ran
   // slower than in the CPU engine's (docs/perf/measurements-2026-11-29-session26.md). The rate is measured once per
   // chain, on the first key pair asked about (measure_engine: passes of kRateProbeBytes on random data for
-  // kRateProbeSeconds each way, a few milliseconds; the best of kRateProbes). Below that rate the job's trials do not run the CPU alone
-  // (cpu_share.h): it would crunch beside the writer. WARPVOL_AUTO_ONE_WRITER=off: not applied (for measurements).
+  // kRateProbeSeconds each way, a few milliseconds; the best of kRateProbes). Below that rate the job's trials do
+  // not run the CPU alone (cpu_share.h): it would crunch beside the writer. WARPVOL_AUTO_ONE_WRITER=off: not
+  // applied (for measurements).
   void set_one_writer(bool on, double cpu_rate = kOneWriterCpuRate);  // (another rate: tests)
   // Between the three-cipher cascades' rate on a 16-core host (there the GPU is level or ahead in such jobs) and
   // Twofish's or a Serpent re-encryption's (the CPU engine ahead): docs/perf/measurements-2026-11-29-session26.md.
