@@ -257,19 +257,12 @@ void AutoEngine::set_one_writer(bool on, double cpu_rate) {
 
 const EngineRate& AutoEngine::cpu_rate(ChainId c) const {
   auto it = cpu_rates_.find(c);
-  if (it == cpu_rates_.end()) {
-    // `warpvol benchmark`'s measurement (random data and key, after a warm-up pass), the best of kRateProbes: a
-    // probe shares the cores with the job's first reads and writes and with a virtual machine's neighbours, which
-    // only ever slow it, and one slowed probe sent a job to the other engine than the runs before and after it
-    // (docs/perf/measurements-2026-12-02-session30.md, "auto's probe").
-    EngineRate best;
-    for (int i = 0; i < kRateProbes; ++i) {
-      const EngineRate r = measure_engine(*cpu_, c, kRateProbeBytes, kRateProbeSeconds);
-      best.encrypt_MBps = std::max(best.encrypt_MBps, r.encrypt_MBps);
-      best.decrypt_MBps = std::max(best.decrypt_MBps, r.decrypt_MBps);
-    }
-    it = cpu_rates_.emplace(c, best).first;
-  }
+  // `warpvol benchmark`'s measurement (random data and key, after a warm-up pass), the best of kRateProbes windows:
+  // a probe shares the cores with the job's first reads and writes and with a virtual machine's neighbours, which
+  // only ever slow it, and one slowed probe sent a job to the other engine than the runs before and after it
+  // (docs/perf/measurements-2026-12-02-session30.md, "auto's probe").
+  if (it == cpu_rates_.end())
+    it = cpu_rates_.emplace(c, measure_engine(*cpu_, c, kRateProbeBytes, kRateProbeSeconds, {}, kRateProbes)).first;
   return it->second;
 }
 

@@ -99,7 +99,7 @@ class AutoEngine final : public XtsEngine {
   static constexpr double kOneWriterCpuRate = 7e9;
   static constexpr size_t kRateProbeBytes = size_t(4) << 20;
   static constexpr double kRateProbeSeconds = 1e-3;
-  static constexpr int kRateProbes = 3;
+  static constexpr unsigned kRateProbes = 3;
   // The CPU engine's rate for a's decryption followed by b's encryption (b null: a's decryption alone), measured
   // as above (bytes per second; tests).
   double cpu_job_rate(ChainId a, const ChainId* b) const;

@@ -253,9 +253,13 @@ struct Job::Impl {
     if (opt.wrap_volume) file = opt.wrap_volume(std::move(file));
   }
 
+  std::string journal_folder() const {
+    const std::filesystem::path jp(journal_path);
+    return jp.parent_path().empty() ? "." : jp.parent_path().string();
+  }
+
   void check_journal_folder(uint64_t existing) const {
-    std::filesystem::path jp(journal_path);
-    const std::string dir = jp.parent_path().empty() ? "." : jp.parent_path().string();
+    const std::string dir = journal_folder();
     struct stat st;
     if (::stat(dir.c_str(), &st) != 0) throw_errno("journal folder " + dir);
     if (!S_ISDIR(st.st_mode)) throw Error(ErrorKind::Io, "journal folder " + dir + " is not a folder");
@@ -918,8 +922,7 @@ struct Job::Impl {
   // write, where 32 MiB zones send them through host memory again (a batch of containers is bound by that traffic:
   // docs/perf/design-figures.md, "Jobs"). Elsewhere 32 MiB zones spread a commit's fsyncs over more data.
   void choose_hotzone() {
-    const std::string journal_dir = std::filesystem::path(journal_path).parent_path().string();
-    const bool memory = on_memory_file_system(path) && on_memory_file_system(journal_dir.empty() ? "." : journal_dir);
+    const bool memory = on_memory_file_system(path) && on_memory_file_system(journal_folder());
     if (memory && gpu_pipeline()) {
       j.hotzone = kMemoryHotzone;
       hotzone_why = "the container and its journal in memory, re-encrypted through the GPU's pipeline";
