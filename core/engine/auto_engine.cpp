@@ -255,21 +255,26 @@ void AutoEngine::set_one_writer(bool on, double cpu_rate) {
   one_writer_rate_ = cpu_rate;
 }
 
-const EngineRate& AutoEngine::cpu_rate(ChainId c) const {
-  auto it = cpu_rates_.find(c);
+double AutoEngine::cpu_rate(ChainId c, Direction d) const {
+  auto it = cpu_rates_.find({c, d});
   // `warpvol benchmark`'s measurement (random data and key, after a warm-up pass), the best of kRateProbes windows:
   // a probe shares the cores with the job's first reads and writes and with a virtual machine's neighbours, which
   // only ever slow it, and one slowed probe sent a job to the other engine than the runs before and after it
-  // (docs/perf/measurements-2026-12-02-session30.md, "auto's probe").
-  if (it == cpu_rates_.end())
-    it = cpu_rates_.emplace(c, measure_engine(*cpu_, c, kRateProbeBytes, kRateProbeSeconds, {}, kRateProbes)).first;
+  // (docs/perf/measurements-2026-12-02-session30.md, "auto's probe"). Only the direction asked for: the job waits
+  // for its probe.
+  if (it == cpu_rates_.end()) {
+    const bool enc = d == Direction::Encrypt;
+    const EngineRate r = measure_engine(*cpu_, c, kRateProbeBytes, kRateProbeSeconds, {}, kRateProbes,
+                                        enc ? RatePasses::Encrypt : RatePasses::Decrypt);
+    it = cpu_rates_.emplace(std::make_pair(c, d), (enc ? r.encrypt_MBps : r.decrypt_MBps) * 1e6).first;
+  }
   return it->second;
 }
 
 double AutoEngine::cpu_job_rate(ChainId a, const ChainId* b) const {
   std::lock_guard<std::mutex> lk(rate_mu_);
-  double secs_per_byte = 1 / (cpu_rate(a).decrypt_MBps * 1e6);
-  if (b) secs_per_byte += 1 / (cpu_rate(*b).encrypt_MBps * 1e6);
+  double secs_per_byte = 1 / cpu_rate(a, Direction::Decrypt);
+  if (b) secs_per_byte += 1 / cpu_rate(*b, Direction::Encrypt);
   return 1 / secs_per_byte;
 }
 

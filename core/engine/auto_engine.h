@@ -89,10 +89,10 @@ class AutoEngine final : public XtsEngine {
   // create; a re-encryption's decryption and encryption together), the job's requests all go to it, with its
   // buffers and threads: the GPU cannot make such a job faster, and in the GPU's pipeline the same writer ran
   // slower than in the CPU engine's (docs/perf/measurements-2026-11-29-session26.md). The rate is measured once per
-  // chain, on the first key pair asked about (measure_engine: passes of kRateProbeBytes on random data for
-  // kRateProbeSeconds each way, a few milliseconds; the best of kRateProbes). Below that rate the job's trials do
-  // not run the CPU alone (cpu_share.h): it would crunch beside the writer. WARPVOL_AUTO_ONE_WRITER=off: not
-  // applied (for measurements).
+  // chain and direction the job uses, on the first key pair asked about (measure_engine: passes of kRateProbeBytes
+  // on random data for kRateProbeSeconds, a few milliseconds; the best of kRateProbes). Below that rate the job's
+  // trials do not run the CPU alone (cpu_share.h): it would crunch beside the writer. WARPVOL_AUTO_ONE_WRITER=off:
+  // not applied (for measurements).
   void set_one_writer(bool on, double cpu_rate = kOneWriterCpuRate);  // (another rate: tests)
   // Between the three-cipher cascades' rate on a 16-core host (there the GPU is level or ahead in such jobs) and
   // Twofish's or a Serpent re-encryption's (the CPU engine ahead): docs/perf/measurements-2026-11-29-session26.md.
@@ -157,7 +157,7 @@ class AutoEngine final : public XtsEngine {
   // None of the requests of a (re-encrypted to b) go to the GPU: both cpu_only, or a job bound by one writer that
   // the CPU engine keeps up with (set_one_writer). Decided once per pair of chains, then kept for the job.
   bool cpu_job(const EngineKey& a, const EngineKey* b) const;
-  const EngineRate& cpu_rate(ChainId c) const;  // measured once (under rate_mu_)
+  double cpu_rate(ChainId c, Direction d) const;  // bytes per second, measured once (under rate_mu_)
   double now() const;
   struct Plan {
     Lane lane;         // the engine chosen
@@ -199,7 +199,7 @@ class AutoEngine final : public XtsEngine {
   bool one_writer_ = false;
   double one_writer_rate_ = kOneWriterCpuRate;
   mutable std::mutex rate_mu_;
-  mutable std::map<ChainId, EngineRate> cpu_rates_;
+  mutable std::map<std::pair<ChainId, Direction>, double> cpu_rates_;
   mutable std::map<std::pair<int, int>, bool> cpu_jobs_;     // (chain a, chain b or -1): cpu_job's decision
   // A job bound by one writer whose CPU engine is below the rate: its trials never run the CPU alone (share_).
   mutable std::atomic<bool> cpu_alone_too_slow_{false};

@@ -48,8 +48,10 @@ std::vector<CalibrationPoint> measure_curve(XtsEngine& cpu, XtsEngine* gpu, Chai
   for (size_t s : calibration_sizes()) {
     CalibrationPoint p;
     p.bytes = s;
-    p.cpu_MBps = measure_engine(cpu, chain, s, min_seconds, check_cancel).decrypt_MBps;
-    if (gpu) p.gpu_MBps = measure_engine(*gpu, chain, s, min_seconds, check_cancel).decrypt_MBps;
+    // Decryption only: the curves are decrypt MB/s (calibration.h).
+    const RatePasses dec = RatePasses::Decrypt;
+    p.cpu_MBps = measure_engine(cpu, chain, s, min_seconds, check_cancel, 1, dec).decrypt_MBps;
+    if (gpu) p.gpu_MBps = measure_engine(*gpu, chain, s, min_seconds, check_cancel, 1, dec).decrypt_MBps;
     out.push_back(p);
   }
   return out;

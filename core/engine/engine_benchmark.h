@@ -13,10 +13,15 @@ struct EngineRate {
   double decrypt_MBps = 0;
 };
 
+// Which of the two directions measure_engine times (the other's figure stays 0).
+enum class RatePasses { Both, Encrypt, Decrypt };
+
 // Encrypts then decrypts a `bytes`-long random buffer (rounded down to whole data units, at least one) repeatedly
 // for at least min_seconds each, after one warm-up pass; with samples > 1, the best of that many such windows each
-// way (a probe that other work on the cores can only slow). check_cancel may throw to abort.
+// way (a probe that other work on the cores can only slow); `passes` leaves out a direction the caller does not
+// use. check_cancel may throw to abort.
 EngineRate measure_engine(XtsEngine& engine, ChainId chain, size_t bytes, double min_seconds,
-                          const std::function<void()>& check_cancel = {}, unsigned samples = 1);
+                          const std::function<void()>& check_cancel = {}, unsigned samples = 1,
+                          RatePasses passes = RatePasses::Both);
 
 }  // namespace warpvol

@@ -438,6 +438,56 @@ TEST_CASE("auto engine: a probe of the CPU engine slowed by other work does not 
   CHECK(eng.cpu_job_rate(ChainId::Serpent, nullptr) > clean / 5);
 }
 
+// An engine that counts its passes each way and notes whether a decryption was handed all-zero data.
+struct CountingEngine : CpuEngine {
+  CountingEngine() : CpuEngine(1) {}
+  std::atomic<int> encrypts{0}, decrypts{0};
+  std::atomic<bool> zeros_decrypted{false};
+  void process(const EngineKey& k, Direction d, uint64_t unit0, uint8_t* data, size_t nunits) override {
+    if (d == Direction::Encrypt) {
+      ++encrypts;
+    } else {
+      ++decrypts;
+      if (std::all_of(data, data + nunits * kDataUnitSize, [](uint8_t b) { return b == 0; })) zeros_decrypted = true;
+    }
+    CpuEngine::process(k, d, unit0, data, nunits);
+  }
+};
+
+TEST_CASE("engine rate: only the directions asked for are timed, never on zeros", "[job][auto]") {
+  CountingEngine e;
+  const EngineRate dec = measure_engine(e, ChainId::Twofish, 64 * 1024, 1e-4, {}, 3, RatePasses::Decrypt);
+  CHECK(dec.decrypt_MBps > 0);
+  CHECK(dec.encrypt_MBps == 0);
+  CHECK(e.encrypts == 1);     // the pass that makes the data
+  CHECK(e.decrypts >= 1 + 3);  // the warm-up and three windows
+  CHECK_FALSE(e.zeros_decrypted);
+  CountingEngine both;
+  const EngineRate r = measure_engine(both, ChainId::Aes, 64 * 1024, 1e-4);
+  CHECK(r.encrypt_MBps > 0);
+  CHECK(r.decrypt_MBps > 0);
+  CHECK(both.encrypts >= 1 + 2);  // the data, the warm-up, a window
+  CHECK_FALSE(both.zeros_decrypted);  // after the timed encryptions as well
+}
+
+TEST_CASE("auto engine: a one-writer job's probe times the CPU engine's passes the job runs, each once", "[job][auto]") {
+  auto cpu = std::make_shared<CountingEngine>();
+  std::map<ChainId, size_t> crossover;
+  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+  AutoEngine eng(cpu, std::make_shared<CpuEngine>(1), crossover);
+  eng.set_one_writer(true, 1.0);
+  const auto m1 = noise_bytes(2 * 32, 12), m2 = noise_bytes(2 * 32, 13);
+  auto serpent = eng.prepare(ChainId::Serpent, m1.data());
+  auto twofish = eng.prepare(ChainId::Twofish, m2.data());
+  CHECK(eng.concurrency_for(*serpent) == 1);  // an export's decryption: no encryption timed
+  CHECK(cpu->encrypts == 1);
+  const int decrypts = cpu->decrypts;
+  CHECK(decrypts >= 1 + int(AutoEngine::kRateProbes));
+  CHECK(eng.concurrency_for(*serpent, twofish.get()) == 1);  // Serpent's decryption is known: Twofish's encryption
+  CHECK(cpu->decrypts == decrypts);
+  CHECK(cpu->encrypts >= 1 + 1 + 1 + int(AutoEngine::kRateProbes));
+}
+
 TEST_CASE("auto engine: the CPU takes every request while the GPU starts, and the GPU joins once ready", "[job][auto]") {
   auto cpu = std::make_shared<CpuEngine>(1);
   auto other = std::make_shared<CpuEngine>(1);  // stands in for the GPU
