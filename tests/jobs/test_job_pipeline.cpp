@@ -470,7 +470,7 @@ TEST_CASE("engine rate: only the directions asked for are timed, never on zeros"
   CHECK_FALSE(both.zeros_decrypted);  // after the timed encryptions as well
 }
 
-TEST_CASE("auto engine: a one-writer job's probe times the CPU engine's passes the job runs, each once", "[job][auto]") {
+TEST_CASE("auto engine: a one-writer job's probe times each pass of the CPU engine the job runs, once", "[job][auto]") {
   auto cpu = std::make_shared<CountingEngine>();
   std::map<ChainId, size_t> crossover;
   for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
