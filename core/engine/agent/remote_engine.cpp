@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <future>
 #include <map>
@@ -326,14 +327,16 @@ void RemoteEngine::run(const EngineKey& a, const EngineKey* b, Direction d, uint
   struct Give {
     Link& l;
     Link::Staging& s;
+    size_t used = 0;  // the bytes the pieces filled: a request of a few KiB wipes those, not the whole buffer
     ~Give() {
-      secure_wipe(s.p, s.size);
+      secure_wipe(s.p, used);
       l.put_staging(s);
     }
   } give{*link_, s};
   const size_t piece = s.size / (kDataUnitSize + hash_bytes);
   for (size_t done = 0; done < nunits; done += piece) {
     const size_t n = std::min(piece, nunits - done);
+    give.used = std::max(give.used, hashes ? piece * kDataUnitSize + n * hash_bytes : n * kDataUnitSize);
     std::memcpy(s.p, data + done * kDataUnitSize, n * kDataUnitSize);
     q.buffer = s.id;
     q.offset = 0;
