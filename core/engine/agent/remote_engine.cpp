@@ -334,9 +334,10 @@ void RemoteEngine::run(const EngineKey& a, const EngineKey* b, Direction d, uint
     }
   } give{*link_, s};
   const size_t piece = s.size / (kDataUnitSize + hash_bytes);
+  const size_t first = std::min(piece, nunits);  // the largest piece
+  give.used = hashes ? piece * kDataUnitSize + first * hash_bytes : first * kDataUnitSize;
   for (size_t done = 0; done < nunits; done += piece) {
     const size_t n = std::min(piece, nunits - done);
-    give.used = std::max(give.used, hashes ? piece * kDataUnitSize + n * hash_bytes : n * kDataUnitSize);
     std::memcpy(s.p, data + done * kDataUnitSize, n * kDataUnitSize);
     q.buffer = s.id;
     q.offset = 0;
