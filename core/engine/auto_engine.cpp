@@ -154,6 +154,11 @@ XtsEngine* AutoEngine::gpu() const {
   return gpu_.load(std::memory_order_acquire);
 }
 
+std::string AutoEngine::request_stats() const {
+  const XtsEngine* g = gpu();
+  return g ? g->request_stats() : std::string();
+}
+
 IoBuffer AutoEngine::io_buffer(size_t bytes) {
   {
     std::lock_guard<std::mutex> lk(late_->mu);

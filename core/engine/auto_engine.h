@@ -77,6 +77,7 @@ class AutoEngine final : public XtsEngine {
   // (one at a time, each on all cores) holds one of them. A caller of its own for the CPU kept one more request
   // and its buffer in flight, which made a job bound by host memory slower also in the periods of the GPU alone.
   unsigned concurrency() const override;
+  std::string request_stats() const override;  // the GPU engine's, once it has joined
   // Keys whose requests all stay on the CPU (a chain that is never faster on the GPU, legacy modes, a job bound
   // by one file's writes that the CPU engine keeps up with: below) get the CPU engine's buffers and its one caller
   // at a time: the GPU's would only add callers that run on one thread each.

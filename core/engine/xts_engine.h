@@ -75,6 +75,9 @@ class XtsEngine {
   // all cores and runs a second concurrent call on its caller's thread alone, so a pipeline that keeps several
   // chunks in flight gives it one at a time; the GPU engine overlaps one caller's copies with another's kernels.
   virtual unsigned concurrency() const { return 1; }
+  // What the engine's requests cost since it was made, for a job's --verbose stage line (the GPU agent: the round
+  // trips, and the part of them spent in the agent); empty where the engine has nothing to add.
+  virtual std::string request_stats() const { return {}; }
   // The same two for a job's keys (b: a re-encryption's target key, or null): an engine that runs some chains
   // elsewhere (auto keeps AES and the legacy modes on the CPU) answers for where these keys' requests go.
   virtual IoBuffer io_buffer_for(size_t bytes, const EngineKey& a, const EngineKey* b = nullptr) {

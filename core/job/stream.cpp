@@ -92,7 +92,13 @@ void stream_area(uint64_t length, const ChunkSource& source, XtsEngine* engine, 
   };
   t.slots = std::max(1u, engine->concurrency_for(*key));
   t.buffer = [engine, key](size_t n) { return engine->io_buffer_for(n, *key); };
-  stream_area(length, source, t, sink, opt);
+  StreamOptions o = opt;
+  if (opt.summary)  // the engine's requests beside the stages (the GPU agent's round trips)
+    o.summary = [engine, &opt](const std::string& line) {
+      const std::string more = engine->request_stats();
+      opt.summary(more.empty() ? line : line + "; " + more);
+    };
+  stream_area(length, source, t, sink, o);
 }
 
 void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransform& transform, const ChunkSink& sink,
@@ -136,13 +142,23 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
   const size_t bufsize = size_t(std::min<uint64_t>(chunk, length));
   StageTimes times;
   const auto t_start = Clock::now();
-  std::vector<IoBuffer> bufs;
-  if (!region)
-    for (size_t i = 0; i < nslots; ++i)
-      bufs.push_back(transform.buffer ? transform.buffer(bufsize) : IoBuffer::aligned(bufsize));
+  // Each ring buffer is made by the worker that first fills it, so that the buffers' making (the GPU agent: a round
+  // trip and a mapping each) runs in parallel and beside the first reads; each is wiped and given back as soon as
+  // no later chunk uses it, beside the last chunks still in flight, rather than all of them after the end.
+  std::vector<IoBuffer> bufs(region ? 0 : nslots);
+  auto slot_of = [&](uint64_t k, unsigned w) { return opt.ordered ? size_t(k % nslots) : size_t(w); };
   auto chunk_buf = [&](uint64_t k, unsigned w) -> uint8_t* {
     if (region) return opt.region + k * chunk;
-    return bufs[opt.ordered ? size_t(k % nslots) : w].data();
+    IoBuffer& b = bufs[slot_of(k, w)];
+    if (!b.data()) b = transform.buffer ? transform.buffer(bufsize) : IoBuffer::aligned(bufsize);
+    return b.data();
+  };
+  auto retire = [&](size_t slot) {
+    if (region) return;  // the caller's
+    IoBuffer& b = bufs[slot];
+    if (!b.data()) return;
+    secure_wipe(b.data(), b.size());
+    b = IoBuffer();
   };
 
   std::mutex mu;
@@ -181,7 +197,11 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
           std::unique_lock<std::mutex> lk(mu);
           if (opt.ordered && !region)
             cv.wait(lk, [&] { return abort || next >= nchunks || next < consumed + nslots; });
-          if (abort || next >= nchunks) return;
+          if (abort || next >= nchunks) {
+            lk.unlock();
+            if (!opt.ordered && !region) retire(w);  // its own buffer: no chunk is left for it
+            return;
+          }
           k = next++;
         }
         if (opt.cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
@@ -264,6 +284,7 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
         sink(pos, chunk_buf(k, 0), len);
         StageTimes::add(times.sink, t);
         report(len);
+        if (k + nslots >= nchunks) retire(slot);  // no later chunk comes to this slot
         {
           std::lock_guard<std::mutex> lk(mu);
           ready[slot] = -1;
@@ -276,7 +297,7 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
     }
   }
   for (auto& t : threads) t.join();  // workers return at the end or on abort: no engine work outlives the buffers
-  for (auto& b : bufs) secure_wipe(b.data(), b.size());
+  for (size_t i = 0; i < bufs.size(); ++i) retire(i);  // those an error or the end left
   if (error) std::rethrow_exception(error);
   if (opt.cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
   if (opt.summary)

@@ -118,6 +118,56 @@ TEST_CASE("job stream: export's read path equals the oracle, in order and positi
     }
 }
 
+TEST_CASE("job stream: ring buffers are made by the workers, wiped, and all given back before it returns", "[job]") {
+  // 9 chunks through rings of 4 (ordered) and of one per worker (positioned): a buffer made once per slot, never
+  // more; each one given back holding zeros; none left when stream_area returns.
+  const size_t chunk = size_t(64) << 10;
+  std::vector<uint8_t> src(9 * chunk);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = uint8_t(i * 131 + 7);
+  for (bool ordered : {true, false}) {
+    INFO((ordered ? "ordered" : "positioned") << " sink");
+    std::mutex mu;
+    const std::thread::id caller = std::this_thread::get_id();
+    int made = 0, made_by_caller = 0, given_back = 0, dirty = 0;
+    ChunkTransform t;
+    t.fn = [](uint64_t, uint8_t* buf, size_t len) {
+      for (size_t i = 0; i < len; ++i) buf[i] ^= 0x5A;
+    };
+    t.slots = 2;
+    t.buffer = [&](size_t n) {
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        ++made;
+        made_by_caller += std::this_thread::get_id() == caller;
+      }
+      auto* p = new uint8_t[n];
+      return IoBuffer(p, n, [&, n](uint8_t* q, size_t) {
+        std::lock_guard<std::mutex> lk(mu);
+        ++given_back;
+        dirty += std::any_of(q, q + n, [](uint8_t b) { return b != 0; });
+        delete[] q;
+      }, false);
+    };
+    StreamOptions so;
+    so.chunk_bytes = chunk;
+    so.workers = 3;
+    so.ordered = ordered;
+    so.in_flight = 4;
+    std::vector<uint8_t> out(src.size());
+    stream_area(
+        src.size(), [&](uint64_t pos, uint8_t* buf, size_t len) { std::memcpy(buf, src.data() + pos, len); }, t,
+        [&](uint64_t pos, const uint8_t* buf, size_t len) { std::memcpy(out.data() + pos, buf, len); }, so);
+    for (size_t i = 0; i < src.size(); ++i) src[i] ^= 0x5A;
+    CHECK(out == src);
+    for (size_t i = 0; i < src.size(); ++i) src[i] ^= 0x5A;
+    CHECK(made >= 1);
+    CHECK(made_by_caller == 0);  // made beside the first reads, in parallel
+    CHECK(made <= (ordered ? 4 : 3 + 2));  // ordered: the ring's slots; positioned: one per worker (+ spare)
+    CHECK(given_back == made);
+    CHECK(dirty == 0);
+  }
+}
+
 TEST_CASE("job stream: a transform over the caller's region (a re-encryption hot zone) equals the oracle", "[job]") {
   CpuEngine cpu;
   // 3 MiB + 7 units in 256 KiB pieces: every piece read, transformed and handed to the sink in place.

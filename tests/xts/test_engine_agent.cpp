@@ -253,6 +253,28 @@ TEST_CASE("gpu agent: re-encryption with unit hashes equals the CPU engine's dat
   }
 }
 
+TEST_CASE("gpu agent: --verbose's request figures count the requests on its buffers, the agent's part within the "
+          "round trip", "[agent]") {
+  AgentProcess agent;
+  auto e = agent.connect();
+  CHECK(e->request_stats().empty());  // nothing to say before a request
+  std::vector<uint8_t> km(2 * chain_info(ChainId::Aes).key_size(), 7);
+  auto key = e->prepare(ChainId::Aes, km.data());
+  IoBuffer b = e->io_buffer(size_t(1) << 20);
+  std::vector<uint8_t> own(size_t(64) << 10);
+  for (int i = 0; i < 3; ++i) e->process(*key, Direction::Encrypt, 0, b.data(), 2048);
+  e->process(*key, Direction::Encrypt, 0, own.data(), own.size() / kDataUnitSize);  // staged: not counted
+  const std::string s = e->request_stats();
+  INFO(s);
+  double rt = 0, in_agent = 0;
+  unsigned n = 0;
+  REQUIRE(std::sscanf(s.c_str(), "GPU agent: %u requests on its buffers, round trip %lf ms each, %lf ms of it in the",
+                      &n, &rt, &in_agent) == 3);
+  CHECK(n == 3);
+  CHECK(in_agent > 0);
+  CHECK(in_agent <= rt);
+}
+
 TEST_CASE("gpu agent: a command that dies holding a buffer gets it wiped before the next command reuses it", "[agent]") {
   AgentProcess agent;
   const size_t n = size_t(4) << 20;

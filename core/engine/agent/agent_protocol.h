@@ -69,7 +69,10 @@ struct Reply {
   uint64_t tag = 0;
   uint32_t id = 0;      // key or buffer id
   uint32_t pinned = 0;  // Buffer: page-locked in the agent
-  uint64_t size = 0;    // Buffer: bytes
+  union {
+    uint64_t size = 0;   // Buffer: bytes
+    uint64_t agent_ns;   // Process, Reencrypt*: nanoseconds from the request's arrival to this reply (--verbose)
+  };
   uint32_t concurrency = 1;
   int32_t pid = 0;
   char engine[16] = {};

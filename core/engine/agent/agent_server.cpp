@@ -179,6 +179,7 @@ struct Server::Connection {
   }
 
   void run_data(const Request& q) {
+    const auto arrived = std::chrono::steady_clock::now();  // read from the socket just before
     Reply r = reply_to(q);
     std::shared_ptr<const EngineKey> a, b;
     uint8_t* data = nullptr;
@@ -227,6 +228,8 @@ struct Server::Connection {
     } catch (const std::exception& e) {
       set_error(r, ErrorKind::Io, e.what());
     }
+    r.agent_ns = uint64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - arrived).count());
     send(r);
     std::lock_guard<std::mutex> lk(mu);
     for (uint32_t id : {q.buffer, hashes ? q.hash_buffer : 0u}) {

@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <future>
 #include <map>
@@ -118,6 +121,8 @@ class Link {
   int pid = 0;
   unsigned concurrency = 1;
   std::string engine, detail;
+  // Requests on the agent's buffers so far, their round trips and the agent's part of them (nanoseconds).
+  std::atomic<uint64_t> data_requests{0}, round_trip_ns{0}, agent_ns{0};
 
  private:
   bool send(const Request& q) {
@@ -234,6 +239,16 @@ std::string RemoteEngine::detail() const {
 unsigned RemoteEngine::concurrency() const { return link_->concurrency; }
 int RemoteEngine::agent_pid() const { return link_->pid; }
 
+std::string RemoteEngine::request_stats() const {
+  const uint64_t n = link_->data_requests;
+  if (n == 0) return {};
+  char b[200];
+  std::snprintf(b, sizeof b, "GPU agent: %llu requests on its buffers, round trip %.3f ms each, %.3f ms of it in the "
+                "agent", static_cast<unsigned long long>(n), link_->round_trip_ns / 1e6 / double(n),
+                link_->agent_ns / 1e6 / double(n));
+  return b;
+}
+
 std::shared_ptr<const EngineKey> RemoteEngine::prepare(ChainId chain, const uint8_t* key_material) {
   const size_t n = 2 * chain_info(chain).key_size();
   if (n > kMaxKeyMaterial) throw std::logic_error("key material too long for the agent protocol");
@@ -311,7 +326,12 @@ void RemoteEngine::run(const EngineKey& a, const EngineKey* b, Direction d, uint
       (!hashes || link_->find_mapping(hashes, nunits * hash_bytes, q.hash_buffer, q.hash_offset))) {
     q.unit0 = unit0;
     q.nunits = nunits;
-    link_->call(q);
+    const auto t0 = std::chrono::steady_clock::now();
+    const Link::Received got = link_->call(q);
+    link_->round_trip_ns += uint64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    link_->agent_ns += got.r.agent_ns;
+    ++link_->data_requests;
     return;
   }
   // Not the agent's memory: through a staging buffer, a piece at a time (its units, then their hashes).

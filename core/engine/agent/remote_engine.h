@@ -34,6 +34,8 @@ class RemoteEngine final : public XtsEngine {
   IoBuffer io_buffer(size_t bytes) override;
   unsigned concurrency() const override;
   int agent_pid() const;
+  // The requests on the agent's buffers so far: how many, their mean round trip and the agent's part of it.
+  std::string request_stats() const override;
 
  private:
   explicit RemoteEngine(std::shared_ptr<Link> link) : link_(std::move(link)) {}
