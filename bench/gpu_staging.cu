@@ -9,11 +9,15 @@
 // "mapped" stages nothing: each thread maps its range of the file (MAP_SHARED), page-locks the mapping for the GPU
 // (cudaHostRegister, inside the timed part, its time printed apart) and the GPU copies each chunk straight from the
 // file's pages and its result straight back into them (OUT back), or to device memory only (OUT null): no core
-// copies a byte. PINNED (below) picks the kind of page-locked memory. KERNEL_GBS=N makes the GPU's work as slow as a cipher
+// copies a byte. "pieces" is "inplace" with each chunk read in pieces of PIECE_KB (default 1024) KiB, each sent to
+// the GPU as soon as it is read, on a stream of its own (the kernel and the way back wait for the chunk's last
+// piece): the DMA reads each piece while the read has just left it in the cache, instead of a whole chunk later.
+// PINNED (below) picks the kind of page-locked memory. KERNEL_GBS=N makes the GPU's work as slow as a cipher
 // chain's: no faster than N GB/s on one chunk in device memory (the round count is calibrated at the start).
 // Build: nvcc -O2 -arch=sm_90 -o gpu_staging bench/gpu_staging.cu
 // Usage: gpu_staging MODE THREADS CHUNK_MiB D E FILE|PATTERN%d OUT
-//   MODE: floor | read | inplace | outofplace | nod2h | pipe | mapped;  OUT: null (writes to /dev/null) | back (pwrite in place)
+//   MODE: floor | read | inplace | outofplace | nod2h | pipe | mapped | pieces
+//   OUT: null (writes to /dev/null) | back (pwrite in place)
 // A PATTERN with %d gives thread t the file PATTERN(t), whole; a plain FILE is split into T ranges.
 #include <cuda_runtime.h>
 #include <fcntl.h>
@@ -23,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -188,6 +193,45 @@ static void worker(const Args& a, unsigned t, int in_fd, off_t begin, off_t end,
     static std::mutex print;
     std::lock_guard<std::mutex> lk(print);
     std::printf("#   thread %u: %zu MiB registered in %.3f s, unregistered in %.3f s\n", t, len >> 20, reg, unreg);
+    return;
+  }
+  if (a.mode == "pieces") {
+    const char* pk = std::getenv("PIECE_KB");
+    const size_t piece = std::min(c, size_t(pk ? std::atoi(pk) : 1024) << 10);
+    const unsigned d = a.d;
+    std::vector<uint8_t*> ring(d);
+    std::vector<void*> dev(d);
+    std::vector<cudaEvent_t> sent(d), back_ev(d);
+    cudaStream_t in, st;
+    CK(cudaStreamCreateWithFlags(&in, cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    for (unsigned s = 0; s < d; ++s) {
+      ring[s] = pinned(c);
+      CK(cudaMalloc(&dev[s], c));
+      CK(cudaEventCreateWithFlags(&sent[s], cudaEventDisableTiming));
+      CK(cudaEventCreateWithFlags(&back_ev[s], cudaEventDisableTiming));
+    }
+    pthread_barrier_wait(&ready);
+    auto drain = [&](uint64_t j) {
+      CK(cudaEventSynchronize(back_ev[j % d]));
+      full_pwrite(back ? in_fd : out_fd, ring[j % d], c, begin + off_t(j * c), back);
+    };
+    for (uint64_t i = 0; i < n; ++i) {
+      const unsigned s = unsigned(i % d);
+      if (i >= d) drain(i - d);
+      for (size_t o = 0; o < c; o += piece) {
+        const size_t len = std::min(piece, c - o);
+        full_pread(in_fd, ring[s] + o, len, begin + off_t(i * c + o));
+        CK(cudaMemcpyAsync(static_cast<uint8_t*>(dev[s]) + o, ring[s] + o, len, cudaMemcpyHostToDevice, in));
+      }
+      CK(cudaEventRecord(sent[s], in));
+      CK(cudaStreamWaitEvent(st, sent[s], 0));
+      transform<<<kGrid, 256, 0, st>>>((uint4*)dev[s], c / 16, uint32_t(t * 977 + i), g_rounds);
+      CK(cudaMemcpyAsync(ring[s], dev[s], c, cudaMemcpyDeviceToHost, st));
+      CK(cudaEventRecord(back_ev[s], st));
+    }
+    for (uint64_t j = n > d ? n - d : 0; j < n; ++j) drain(j);
+    CK(cudaStreamSynchronize(st));
     return;
   }
   const bool oop = a.mode == "outofplace";

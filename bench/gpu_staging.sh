@@ -18,10 +18,12 @@ lscpu | grep -E 'Model name|^CPU\(s\)|L3'
 nvidia-smi --query-gpu=name,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader
 one="$dir/staging.img"; many="$dir/staging%d.img"
 # (MODE THREADS CHUNK_MiB D E): requests in flight (4, 8, 16 threads of one), a deeper ring (D = 3), shared streams,
-# a second ring for the results, the GPU copying from the file's own pages (mapped); then the batch's shape.
+# a second ring for the results, the GPU copying from the file's own pages (mapped), each chunk sent piece by piece
+# as it is read (pieces); then the batch's shape.
 export_runs=(
   "floor 8 8 1 1 $one null" "read 8 4 3 3 $one null"
   "inplace 4 4 1 1 $one null" "inplace 8 4 1 1 $one null" "inplace 16 4 1 1 $one null" "inplace 8 4 3 3 $one null"
+  "inplace 16 4 2 2 $one null" "pieces 8 4 3 3 $one null" "pieces 16 4 2 2 $one null"
   "pipe 16 4 1 1 $one null" "outofplace 8 4 3 2 $one null" "nod2h 8 4 3 3 $one null" "mapped 8 4 3 3 $one null")
 batch_runs=(
   "floor 8 8 1 1 $many back" "inplace 8 4 3 3 $many back" "outofplace 8 4 3 2 $many back"

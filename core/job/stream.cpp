@@ -64,18 +64,18 @@ struct Hold {
 
 // Thread-seconds per stage, summed over the threads.
 struct StageTimes {
-  std::atomic<int64_t> read_wait{0}, read{0}, engine_wait{0}, engine{0}, sink{0}, sink_wait{0};
+  std::atomic<int64_t> ring_wait{0}, read_wait{0}, read{0}, engine_wait{0}, engine{0}, sink{0}, sink_wait{0};
   static void add(std::atomic<int64_t>& a, Clock::time_point t0) {
     a += std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count();
   }
   std::string line(unsigned workers, unsigned readers, unsigned engine_slots, double wall) const {
-    char b[400];
+    char b[480];
     std::snprintf(b, sizeof b,
-                  "stream: %u workers (%u reading at once), %u engine callers, %.3f s; thread-seconds: waiting to "
-                  "read %.3f, read %.3f, waiting for the engine %.3f, engine %.3f, sink %.3f, waiting for the "
-                  "sink (ordered: the sink waiting for chunks) %.3f",
-                  workers, readers, engine_slots, wall, read_wait / 1e6, read / 1e6, engine_wait / 1e6,
-                  engine / 1e6, sink / 1e6, sink_wait / 1e6);
+                  "stream: %u workers (%u reading at once), %u engine callers, %.3f s; thread-seconds: waiting for "
+                  "a place in the ring %.3f, waiting to read %.3f, read %.3f, waiting for the engine %.3f, engine "
+                  "%.3f, sink %.3f, waiting for the sink (ordered: the sink waiting for chunks) %.3f",
+                  workers, readers, engine_slots, wall, ring_wait / 1e6, read_wait / 1e6, read / 1e6,
+                  engine_wait / 1e6, engine / 1e6, sink / 1e6, sink_wait / 1e6);
     return b;
   }
 };
@@ -193,22 +193,25 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
     try {
       for (;;) {
         uint64_t k;
+        auto t = Clock::now();
         {
           std::unique_lock<std::mutex> lk(mu);
           if (opt.ordered && !region)
             cv.wait(lk, [&] { return abort || next >= nchunks || next < consumed + nslots; });
           if (abort || next >= nchunks) {
             lk.unlock();
+            StageTimes::add(times.ring_wait, t);  // (a worker may have waited the last chunks' whole time)
             if (!opt.ordered && !region) retire(w);  // its own buffer: no chunk is left for it
             return;
           }
           k = next++;
         }
+        StageTimes::add(times.ring_wait, t);
         if (opt.cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
         const uint64_t pos = k * chunk;
         const size_t len = size_t(std::min<uint64_t>(chunk, length - pos));
         uint8_t* buf = chunk_buf(k, w);
-        auto t = Clock::now();
+        t = Clock::now();
         {
           const Hold reading(nworkers > nreaders ? &read_slots : nullptr);
           StageTimes::add(times.read_wait, t);

@@ -743,7 +743,7 @@ TEST_CASE("create and import --verbose say where the fill's threads and the comm
       INFO(r.err);
       REQUIRE(r.code == 0);
       const bool has_line = r.err.find("stream: ") != std::string::npos &&
-                            r.err.find("thread-seconds: waiting to read") != std::string::npos;
+                            r.err.find("thread-seconds: waiting for a place in the ring") != std::string::npos;
       CHECK(has_line == verbose);
       const bool has_time = r.err.find("time: engine ready in ") != std::string::npos &&
                             r.err.find("reserving the file ") != std::string::npos &&

@@ -250,6 +250,34 @@ TEST_CASE("job stream: an unordered sink limited to one thread is never called t
   }
 }
 
+TEST_CASE("job stream: --verbose's stage line counts the workers' wait for a place in an ordered ring", "[job]") {
+  // Four workers, a ring of two chunks and a sink that takes 3 ms per chunk: at most two chunks are read ahead of
+  // the sink, so at least two workers wait for the ring the whole time (20 chunks: 60 ms, at least 0.12 s of
+  // thread time). Unordered, nothing waits for a ring.
+  const size_t chunk = 4096, len = 20 * chunk;
+  for (bool ordered : {true, false}) {
+    INFO("ordered " << ordered);
+    StreamOptions so;
+    so.chunk_bytes = chunk;
+    so.workers = 4;
+    so.in_flight = 2;
+    so.ordered = ordered;
+    so.sink_threads = 1;
+    std::string line;
+    so.summary = [&](const std::string& l) { line = l; };
+    stream_area(
+        len, [](uint64_t pos, uint8_t* buf, size_t n) { std::memset(buf, int(pos / 4096), n); }, ChunkTransform{},
+        [](uint64_t, const uint8_t*, size_t) { std::this_thread::sleep_for(std::chrono::milliseconds(3)); }, so);
+    INFO(line);
+    const std::string key = "waiting for a place in the ring ";
+    const size_t at = line.find(key);
+    REQUIRE(at != std::string::npos);
+    const double ring_wait = std::atof(line.c_str() + at + key.size());
+    if (ordered) CHECK(ring_wait >= 0.1);
+    else CHECK(ring_wait < 0.05);
+  }
+}
+
 TEST_CASE("job stream: with a multi-caller engine, spare workers keep `workers` reads going while requests wait",
           "[job]") {
   // Three readers, an engine of two callers: five workers. A request waits (briefly) until it sees two reads
