@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -268,12 +269,54 @@ TEST_CASE("gpu agent: --verbose's request figures count the requests on its buff
   const std::string s = e->request_stats();
   INFO(s);
   double rt = 0, in_agent = 0;
-  unsigned n = 0;
-  REQUIRE(std::sscanf(s.c_str(), "GPU agent: %u requests on its buffers, round trip %lf ms each, %lf ms of it in the",
-                      &n, &rt, &in_agent) == 3);
+  unsigned n = 0, sockets = 0;
+  REQUIRE(std::sscanf(s.c_str(), "GPU agent: %u requests on its buffers, round trip %lf ms each, %lf ms of it in the "
+                      "agent, over %u sockets", &n, &rt, &in_agent, &sockets) == 4);
   CHECK(n == 3);
   CHECK(in_agent > 0);
   CHECK(in_agent <= rt);
+  CHECK(sockets == 1);  // one caller at a time: each request on the same socket of its own
+}
+
+TEST_CASE("gpu agent: callers at once each get a socket of their own, kept for their next requests", "[agent]") {
+  AgentProcess agent;
+  auto e = agent.connect();
+  std::vector<uint8_t> km(2 * chain_info(ChainId::Serpent).key_size(), 9);
+  auto key = e->prepare(ChainId::Serpent, km.data());
+  CpuEngine cpu(1);
+  auto ck = cpu.prepare(ChainId::Serpent, km.data());
+  const unsigned callers = 4;
+  const size_t n = 512;  // 256 KiB a request
+  std::vector<IoBuffer> bufs;
+  for (unsigned i = 0; i < callers; ++i) bufs.push_back(e->io_buffer(n * kDataUnitSize));
+  std::atomic<unsigned> wrong{0};
+  // Each caller waits at a barrier before each request, so that the four are at the agent together at least once.
+  for (int round = 0; round < 20; ++round) {
+    std::vector<std::thread> t;
+    std::atomic<unsigned> ready{0};
+    for (unsigned i = 0; i < callers; ++i)
+      t.emplace_back([&, i] {
+        uint8_t* p = bufs[i].data();
+        for (size_t k = 0; k < n * kDataUnitSize; ++k) p[k] = uint8_t(k * 7 + i + round);
+        std::vector<uint8_t> want(p, p + n * kDataUnitSize);
+        cpu.process(*ck, Direction::Encrypt, 100 * i, want.data(), n);
+        ++ready;
+        while (ready < callers) std::this_thread::yield();
+        e->process(*key, Direction::Encrypt, 100 * i, p, n);
+        if (std::memcmp(p, want.data(), want.size()) != 0) ++wrong;
+      });
+    for (auto& x : t) x.join();
+  }
+  CHECK(wrong == 0);
+  const std::string s = e->request_stats();
+  INFO(s);
+  unsigned requests = 0, sockets = 0;
+  double rt = 0, in_agent = 0;
+  REQUIRE(std::sscanf(s.c_str(), "GPU agent: %u requests on its buffers, round trip %lf ms each, %lf ms of it in the "
+                      "agent, over %u sockets", &requests, &rt, &in_agent, &sockets) == 4);
+  CHECK(requests == 20 * callers);
+  CHECK(sockets >= 2);        // (it can fail: requests that never overlapped would share one socket)
+  CHECK(sockets <= callers);  // a socket is kept and reused, never more than the callers at once
 }
 
 TEST_CASE("gpu agent: a command that dies holding a buffer gets it wiped before the next command reuses it", "[agent]") {

@@ -8,6 +8,8 @@
 //
 // Transport: a Unix SOCK_SEQPACKET socket (one message per request, file descriptors passed with SCM_RIGHTS) in a
 // directory that only the user may enter; each side checks that the other runs as the same user (SO_PEERCRED).
+// A command's engine callers each send their data requests on a socket of their own (Op::Channel), so that the
+// reply wakes the caller that waits for it, not a reader thread that hands it over (a second wake-up per round trip).
 // Data never travels on the socket: a command's buffers are memfd-backed shared memory that the agent made and
 // page-locked once (and keeps for the next command), mapped into the command; a request names a buffer, an offset
 // and a run of data units, and the agent transforms them in place. Key material does travel on the socket (the 2K
@@ -21,7 +23,7 @@
 namespace warpvol::agent {
 
 constexpr uint32_t kMagic = 0x57564147;  // "WVAG"
-constexpr uint16_t kVersion = 2;  // 2: ReencryptHashed
+constexpr uint16_t kVersion = 3;  // 2: ReencryptHashed; 3: Channel
 constexpr size_t kMaxKeyMaterial = 2 * 3 * 32;  // 2K bytes of a three-cipher cascade
 
 enum class Op : uint16_t {
@@ -35,6 +37,8 @@ enum class Op : uint16_t {
   Status,      // -> text (what `gpu-agent status` prints)
   Stop,        // -> pid; the agent ends once its commands have gone
   ReencryptHashed,  // Reencrypt, and the units' XXH3-128 into hash_buffer at hash_offset -> done
+  Channel,          // -> a socket of the command's own (its descriptor comes with the reply): the requests sent on
+                    // it are answered on it, one at a time, with the keys and buffers of this connection
 };
 
 struct Request {

@@ -133,12 +133,19 @@ struct Server::Connection {
   uint32_t next_id = 1;
   std::vector<std::thread> readers;  // threads reading requests besides serve()'s own
   unsigned waiting = 0;              // readers waiting on the socket
+  std::vector<int> channels;         // the command's sockets of its own (Op::Channel), each read by one thread
+  std::vector<std::thread> channel_readers;
   int in_flight = 0;
   bool closing = false;
 
   Connection(Server& s, int f) : server(s), fd(f) {}
 
-  void send(const Reply& r, int pass_fd = -1) {
+  // On the connection's socket, which several threads answer on; a channel's only thread answers there alone.
+  void send(int sock, const Reply& r, int pass_fd = -1) {
+    if (sock != fd) {
+      send_message(sock, &r, sizeof r, pass_fd);
+      return;
+    }
     std::lock_guard<std::mutex> lk(send_mu);
     send_message(fd, &r, sizeof r, pass_fd);
   }
@@ -147,19 +154,22 @@ struct Server::Connection {
   // without a hand-over to another thread, whose wake-up (tens of microseconds on a virtual machine) every request's
   // round trip paid. A reader that takes a request while no other one waits on the socket first starts another
   // (up to 64), so that the next request is read while this one runs. A SOCK_SEQPACKET socket hands each message
-  // whole to one reader. Returns at the connection's end, or after a request of another protocol version.
-  void read_requests() {
+  // whole to one reader. A channel (sock other than the connection's) carries one request at a time: its one thread
+  // reads and answers them. Returns at the socket's end, or after a request of another protocol version.
+  void read_requests(int sock) {
+    const bool channel = sock != fd;
     Request q;
     for (;;) {
-      {
+      if (!channel) {
         std::lock_guard<std::mutex> lk(mu);
         ++waiting;
       }
-      const bool got = recv_message(fd, &q, sizeof q);
-      {
+      const bool got = recv_message(sock, &q, sizeof q);
+      if (!channel) {
         std::lock_guard<std::mutex> lk(mu);
         --waiting;
-        if (got && !closing && waiting == 0 && readers.size() < 64) readers.emplace_back([this] { read_requests(); });
+        if (got && !closing && waiting == 0 && readers.size() < 64)
+          readers.emplace_back([this] { read_requests(fd); });
       }
       if (!got) break;
       if (q.magic != kMagic || q.version != kVersion) {
@@ -169,16 +179,16 @@ struct Server::Connection {
                   "protocol version mismatch (agent pid " + std::to_string(r.pid) + " speaks version " +
                       std::to_string(kVersion) + ", the command " + std::to_string(q.version) +
                       "): end that agent and start one with this warpvol");
-        send(r);
+        send(sock, r);
         ::shutdown(fd, SHUT_RD);  // the other readers stop too
         break;
       }
-      handle(q);
+      handle(q, sock);
     }
     secure_wipe(&q, sizeof q);
   }
 
-  void run_data(const Request& q) {
+  void run_data(const Request& q, int sock) {
     const auto arrived = std::chrono::steady_clock::now();  // read from the socket just before
     Reply r = reply_to(q);
     std::shared_ptr<const EngineKey> a, b;
@@ -202,7 +212,7 @@ struct Server::Connection {
           (hashed && (hi == bufs.end() || !inside(hi->second.buf, q.hash_offset, q.nunits * kUnitXxh3Bytes))) ||
           (!reenc && q.direction > 1)) {
         set_error(r, ErrorKind::Usage, "a request names an unknown key or buffer, or lies outside its buffer");
-        send(r);
+        send(sock, r);
         return;
       }
       a = ka->second;
@@ -230,7 +240,7 @@ struct Server::Connection {
     }
     r.agent_ns = uint64_t(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - arrived).count());
-    send(r);
+    send(sock, r);
     std::lock_guard<std::mutex> lk(mu);
     for (uint32_t id : {q.buffer, hashes ? q.hash_buffer : 0u}) {
       auto bi = bufs.find(id);
@@ -240,7 +250,7 @@ struct Server::Connection {
     cv.notify_all();
   }
 
-  void handle(Request& q) {
+  void handle(Request& q, int sock) {
     Reply r = reply_to(q);
     switch (q.op) {
       case Op::Hello: {
@@ -248,7 +258,7 @@ struct Server::Connection {
         r.concurrency = server.engine_->concurrency();
         set_text(r.engine, sizeof r.engine, server.engine_->name());
         set_text(r.text, sizeof r.text, server.engine_->detail());
-        send(r);
+        send(sock, r);
         return;
       }
       case Op::Key: {
@@ -267,7 +277,7 @@ struct Server::Connection {
           }
         }
         secure_wipe(q.material, sizeof q.material);
-        send(r);
+        send(sock, r);
         return;
       }
       case Op::FreeKey: {
@@ -286,13 +296,13 @@ struct Server::Connection {
           }
           r.size = b.size;
           r.pinned = b.pinned;
-          send(r, b.fd);
+          send(sock, r, b.fd);
         } catch (const Error& e) {
           set_error(r, e.kind(), e.what());
-          send(r);
+          send(sock, r);
         } catch (const std::exception& e) {
           set_error(r, ErrorKind::Io, e.what());
-          send(r);
+          send(sock, r);
         }
         return;
       }
@@ -311,18 +321,41 @@ struct Server::Connection {
       case Op::Process:
       case Op::Reencrypt:
       case Op::ReencryptHashed:
-        run_data(q);
+        run_data(q, sock);
         return;
       case Op::Status: {
         r.pid = int32_t(::getpid());
         set_text(r.engine, sizeof r.engine, server.engine_->name());
         set_text(r.text, sizeof r.text, server.status_text());
-        send(r);
+        send(sock, r);
+        return;
+      }
+      case Op::Channel: {
+        int sv[2];
+        if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+          set_error(r, ErrorKind::Io, std::string("socketpair: ") + std::strerror(errno));
+          send(sock, r);
+          return;
+        }
+        {
+          std::lock_guard<std::mutex> lk(mu);
+          if (closing || channels.size() >= 64) {
+            ::close(sv[0]);
+            ::close(sv[1]);
+            set_error(r, ErrorKind::Busy, "no more sockets for this command");
+            send(sock, r);
+            return;
+          }
+          channels.push_back(sv[0]);
+          channel_readers.emplace_back([this, c = sv[0]] { read_requests(c); });
+        }
+        send(sock, r, sv[1]);
+        ::close(sv[1]);  // the command's end, now in the command
         return;
       }
       case Op::Stop: {
         r.pid = int32_t(::getpid());
-        send(r);
+        send(sock, r);
         {
           std::lock_guard<std::mutex> lk(server.mu_);
           if (server.stop_reason_.empty()) server.stop_reason_ = "stopped on request (warpvol gpu-agent stop)";
@@ -332,7 +365,7 @@ struct Server::Connection {
       }
     }
     set_error(r, ErrorKind::Usage, "unknown request");
-    send(r);
+    send(sock, r);
   }
 
   // After the command went (its last request answered): everything it held is wiped and given back.
@@ -343,7 +376,10 @@ struct Server::Connection {
       closing = true;  // no reader starts another from here
     }
     ::shutdown(fd, SHUT_RD);  // readers still waiting on the socket return
+    for (int c : channels) ::shutdown(c, SHUT_RD);  // (the command closed its ends, unless it still runs)
     for (auto& t : readers) t.join();
+    for (auto& t : channel_readers) t.join();
+    for (int c : channels) ::close(c);
     for (auto& [id, h] : bufs) {
       secure_wipe(h.buf.p, h.buf.size);  // a command that ended without freeing it (killed) did not wipe it
       server.pool_->put(h.buf);
@@ -400,7 +436,7 @@ void Server::stop() {
 
 void Server::serve(int fd) {
   Connection c(*this, fd);
-  c.read_requests();
+  c.read_requests(fd);
   c.close_down();
   const bool failed = opt_.engine_failed && opt_.engine_failed();
   std::lock_guard<std::mutex> lk(mu_);

@@ -34,6 +34,7 @@ class Link {
 
   explicit Link(int fd) : fd_(fd) { reader_ = std::thread([this] { read_replies(); }); }
   ~Link() {
+    for (int c : channels_) ::close(c);  // no request is under way: the engine and its keys and buffers are gone
     ::shutdown(fd_, SHUT_RDWR);
     reader_.join();
     ::close(fd_);
@@ -41,8 +42,23 @@ class Link {
   }
 
   // Sends q and waits for its reply; throws Error with the agent's message on a failed request, Error(Io) when
-  // the agent is gone. No reply is awaited for Free* requests.
+  // the agent is gone. No reply is awaited for Free* requests. A data request goes on a channel of its caller's
+  // (Op::Channel), whose reply wakes the caller itself; the others, and data requests beyond the channels the agent
+  // gives, through the connection and its reply reader.
   Received call(Request& q) {
+    const bool data = q.op == Op::Process || q.op == Op::Reencrypt || q.op == Op::ReencryptHashed;
+    if (const int c = data ? take_channel() : -1; c >= 0) {
+      Received got;
+      if (!send_message(c, &q, sizeof q) || !recv_message(c, &got.r, sizeof got.r, &got.fd) ||
+          got.r.magic != kMagic) {
+        ::close(c);  // not given back: the agent is gone, or the channel is out of step
+        std::lock_guard<std::mutex> lk(mu_);
+        channels_.erase(std::find(channels_.begin(), channels_.end(), c));
+        throw Error(ErrorKind::Io, gone_.empty() ? lost("its channel closed") : gone_);
+      }
+      put_channel(c);
+      return checked(got, q);
+    }
     std::future<Received> f;
     {
       std::lock_guard<std::mutex> lk(mu_);
@@ -55,7 +71,19 @@ class Link {
       pending_.erase(q.tag);
       throw Error(ErrorKind::Io, gone_.empty() ? lost("the connection broke") : gone_);
     }
-    Received got = f.get();  // the reader sets an exception when the agent goes away
+    return checked(f.get(), q);  // the reader sets an exception when the agent goes away
+  }
+  void notify(Request& q) {  // no reply
+    send(q);
+  }
+
+  // The channels this command holds.
+  size_t channels() {
+    std::lock_guard<std::mutex> lk(mu_);
+    return channels_.size();
+  }
+
+  Received checked(Received got, const Request& q) {
     if (got.r.status != 0) {
       if (got.fd >= 0) ::close(got.fd);
       const int k = got.r.status - 1;
@@ -67,9 +95,6 @@ class Link {
       throw Error(kind, text);
     }
     return got;
-  }
-  void notify(Request& q) {  // no reply
-    send(q);
   }
 
   void add_mapping(uint8_t* p, size_t size, uint32_t id) {
@@ -129,6 +154,36 @@ class Link {
     std::lock_guard<std::mutex> lk(send_mu_);
     return send_message(fd_, &q, sizeof q);
   }
+  // A free channel, a new one while the command holds fewer than kMaxChannels, else -1 (the connection).
+  static constexpr size_t kMaxChannels = 32;
+  int take_channel() {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (!free_channels_.empty()) {
+        const int c = free_channels_.back();
+        free_channels_.pop_back();
+        return c;
+      }
+      if (channels_.size() + opening_ >= kMaxChannels || no_channels_) return -1;
+      ++opening_;
+    }
+    Request q;
+    q.op = Op::Channel;
+    int c = -1;
+    try {
+      c = call(q).fd;
+    } catch (const Error&) {  // (the agent gave none: the connection carries the data requests too)
+    }
+    std::lock_guard<std::mutex> lk(mu_);
+    --opening_;
+    if (c < 0) no_channels_ = true;
+    else channels_.push_back(c);
+    return c;
+  }
+  void put_channel(int c) {
+    std::lock_guard<std::mutex> lk(mu_);
+    free_channels_.push_back(c);
+  }
   std::string lost(const std::string& why) const {
     return "the GPU agent (pid " + std::to_string(pid) + ") went away during the job (" + why +
            "); nothing after the last commit point was written: run the command again (re-encryption: --resume)";
@@ -166,6 +221,9 @@ class Link {
   std::map<uint64_t, std::promise<Received>> pending_;
   uint64_t next_tag_ = 1;
   std::string gone_;  // set once the agent went away
+  std::vector<int> channels_, free_channels_;  // every channel, and those no caller holds
+  size_t opening_ = 0;                          // channels asked for, not yet here
+  bool no_channels_ = false;                    // the agent gave none
   struct Mapping {
     uint32_t id;
     size_t size;
@@ -242,10 +300,10 @@ int RemoteEngine::agent_pid() const { return link_->pid; }
 std::string RemoteEngine::request_stats() const {
   const uint64_t n = link_->data_requests;
   if (n == 0) return {};
-  char b[200];
+  char b[240];
   std::snprintf(b, sizeof b, "GPU agent: %llu requests on its buffers, round trip %.3f ms each, %.3f ms of it in the "
-                "agent", static_cast<unsigned long long>(n), link_->round_trip_ns / 1e6 / double(n),
-                link_->agent_ns / 1e6 / double(n));
+                "agent, over %zu sockets of the command's callers", static_cast<unsigned long long>(n),
+                link_->round_trip_ns / 1e6 / double(n), link_->agent_ns / 1e6 / double(n), link_->channels());
   return b;
 }
 

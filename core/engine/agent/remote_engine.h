@@ -34,7 +34,8 @@ class RemoteEngine final : public XtsEngine {
   IoBuffer io_buffer(size_t bytes) override;
   unsigned concurrency() const override;
   int agent_pid() const;
-  // The requests on the agent's buffers so far: how many, their mean round trip and the agent's part of it.
+  // The requests on the agent's buffers so far: how many, their mean round trip and the agent's part of it, and
+  // the sockets of its own (one per caller at once) they went on.
   std::string request_stats() const override;
 
  private:
