@@ -255,6 +255,24 @@ TEST_CASE("gpu agent: re-encryption with unit hashes equals the CPU engine's dat
   }
 }
 
+namespace {
+
+// The figures of the engine's request_stats() (--verbose's "GPU agent: ..." part).
+struct RequestStats {
+  unsigned requests = 0, sockets = 0;
+  double round_trip_ms = 0, in_agent_ms = 0;
+};
+RequestStats request_stats_of(const XtsEngine& e) {
+  const std::string s = e.request_stats();
+  INFO(s);
+  RequestStats st;
+  REQUIRE(std::sscanf(s.c_str(), "GPU agent: %u requests on its buffers, round trip %lf ms each, %lf ms of it in the "
+                      "agent, over %u sockets", &st.requests, &st.round_trip_ms, &st.in_agent_ms, &st.sockets) == 4);
+  return st;
+}
+
+}  // namespace
+
 TEST_CASE("gpu agent: --verbose's request figures count the requests on its buffers, the agent's part within the "
           "round trip", "[agent]") {
   AgentProcess agent;
@@ -266,16 +284,11 @@ TEST_CASE("gpu agent: --verbose's request figures count the requests on its buff
   std::vector<uint8_t> own(size_t(64) << 10);
   for (int i = 0; i < 3; ++i) e->process(*key, Direction::Encrypt, 0, b.data(), 2048);
   e->process(*key, Direction::Encrypt, 0, own.data(), own.size() / kDataUnitSize);  // staged: not counted
-  const std::string s = e->request_stats();
-  INFO(s);
-  double rt = 0, in_agent = 0;
-  unsigned n = 0, sockets = 0;
-  REQUIRE(std::sscanf(s.c_str(), "GPU agent: %u requests on its buffers, round trip %lf ms each, %lf ms of it in the "
-                      "agent, over %u sockets", &n, &rt, &in_agent, &sockets) == 4);
-  CHECK(n == 3);
-  CHECK(in_agent > 0);
-  CHECK(in_agent <= rt);
-  CHECK(sockets == 1);  // one caller at a time: each request on the same socket of its own
+  const RequestStats st = request_stats_of(*e);
+  CHECK(st.requests == 3);
+  CHECK(st.in_agent_ms > 0);
+  CHECK(st.in_agent_ms <= st.round_trip_ms);
+  CHECK(st.sockets == 1);  // one caller at a time: each request on the same socket of its own
 }
 
 TEST_CASE("gpu agent: callers at once each get a socket of their own, kept for their next requests", "[agent]") {
@@ -308,15 +321,10 @@ TEST_CASE("gpu agent: callers at once each get a socket of their own, kept for t
     for (auto& x : t) x.join();
   }
   CHECK(wrong == 0);
-  const std::string s = e->request_stats();
-  INFO(s);
-  unsigned requests = 0, sockets = 0;
-  double rt = 0, in_agent = 0;
-  REQUIRE(std::sscanf(s.c_str(), "GPU agent: %u requests on its buffers, round trip %lf ms each, %lf ms of it in the "
-                      "agent, over %u sockets", &requests, &rt, &in_agent, &sockets) == 4);
-  CHECK(requests == 20 * callers);
-  CHECK(sockets >= 2);        // (it can fail: requests that never overlapped would share one socket)
-  CHECK(sockets <= callers);  // a socket is kept and reused, never more than the callers at once
+  const RequestStats st = request_stats_of(*e);
+  CHECK(st.requests == 20 * callers);
+  CHECK(st.sockets >= 2);        // (it can fail: requests that never overlapped would share one socket)
+  CHECK(st.sockets <= callers);  // a socket is kept and reused, never more than the callers at once
 }
 
 TEST_CASE("gpu agent: a command that dies holding a buffer gets it wiped before the next command reuses it", "[agent]") {
