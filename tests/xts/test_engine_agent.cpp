@@ -378,6 +378,37 @@ TEST_CASE("gpu agent: when the agent goes away, the requests fail with an I/O er
   CHECK_THROWS_AS(e->process(*key, Direction::Encrypt, 0, plain.data(), 8), Error);
 }
 
+TEST_CASE("gpu agent: callers waiting on their own sockets when the agent is killed all get an I/O error", "[agent]") {
+  // Four callers send requests back to back, each on its socket of its own; SIGKILL ends the agent under them.
+  // Every caller must leave with Error(Io) (none hangs on its socket), and no request fails otherwise before.
+  AgentProcess agent;
+  auto e = agent.connect();
+  std::vector<uint8_t> km(2 * chain_info(ChainId::AesTwofishSerpent).key_size(), 5);
+  auto key = e->prepare(ChainId::AesTwofishSerpent, km.data());
+  const unsigned callers = 4;
+  std::vector<IoBuffer> bufs;
+  for (unsigned i = 0; i < callers; ++i) bufs.push_back(e->io_buffer(size_t(1) << 20));
+  std::atomic<unsigned> io_errors{0}, other_errors{0}, done_before{0};
+  std::vector<std::thread> t;
+  for (unsigned i = 0; i < callers; ++i)
+    t.emplace_back([&, i] {
+      try {
+        for (;;) {
+          e->process(*key, Direction::Encrypt, 0, bufs[i].data(), 2048);
+          ++done_before;
+        }
+      } catch (const Error& err) {
+        if (err.kind() == ErrorKind::Io) ++io_errors;
+        else ++other_errors;
+      }
+    });
+  while (done_before < 4 * callers) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  agent.end(SIGKILL);
+  for (auto& x : t) x.join();  // a caller stuck on its socket hangs the test here (ctest's timeout)
+  CHECK(io_errors == callers);
+  CHECK(other_errors == 0);
+}
+
 TEST_CASE("gpu agent: requests outside their buffer, unknown ids and another protocol version are refused", "[agent]") {
   AgentProcess agent;
   std::string why;
