@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -472,6 +473,57 @@ TEST_CASE("gpu agent: requests outside their buffer, unknown ids and another pro
   CHECK(std::string(other.text).find("protocol version mismatch") != std::string::npos);
   CHECK(other.pid > 0);
   ::close(fd);
+}
+
+TEST_CASE("gpu agent: a command's own socket answers its requests there, with the connection's keys and buffers, and "
+          "ends with the connection", "[agent]") {
+  AgentProcess agent;
+  std::string why;
+  const int fd = agent::connect_socket(agent.path(), why);
+  REQUIRE(fd >= 0);
+  auto call = [](int sock, agent::Request q, int* got_fd = nullptr) {
+    REQUIRE(agent::send_message(sock, &q, sizeof q));
+    agent::Reply r;
+    REQUIRE(agent::recv_message(sock, &r, sizeof r, got_fd));
+    return r;
+  };
+  agent::Request q;
+  q.op = agent::Op::Key;
+  q.chain = uint32_t(ChainId::Aes);
+  q.material_len = 64;
+  const agent::Reply key = call(fd, q);
+  REQUIRE(key.status == 0);
+  q = {};
+  q.op = agent::Op::Buffer;
+  q.bytes = 1 << 20;
+  int bfd = -1;
+  const agent::Reply buf = call(fd, q, &bfd);
+  REQUIRE(buf.status == 0);
+  ::close(bfd);
+  q = {};
+  q.op = agent::Op::Channel;
+  int ch = -1;
+  REQUIRE(call(fd, q, &ch).status == 0);
+  REQUIRE(ch >= 0);
+  q = {};
+  q.op = agent::Op::Process;
+  q.key_a = key.id;  // made on the connection
+  q.buffer = buf.id;
+  q.nunits = 16;
+  q.tag = 41;
+  const agent::Reply ok = call(ch, q);
+  CHECK(ok.status == 0);
+  CHECK(ok.tag == 41);
+  q.nunits = buf.size / kDataUnitSize + 1;  // past the buffer's end: refused, on the channel
+  CHECK(call(ch, q).status == 1 + int(ErrorKind::Usage));
+  pollfd p{fd, POLLIN, 0};
+  CHECK(::poll(&p, 1, 50) == 0);  // nothing came on the connection
+  ::close(fd);                     // the command goes: the agent ends its channel too
+  pollfd c{ch, POLLIN, 0};
+  REQUIRE(::poll(&c, 1, 10000) == 1);  // (within 10 s, not never)
+  agent::Reply r;
+  CHECK_FALSE(agent::recv_message(ch, &r, sizeof r));
+  ::close(ch);
 }
 
 TEST_CASE("gpu agent: one agent per socket, and only in a folder closed to other users", "[agent]") {
