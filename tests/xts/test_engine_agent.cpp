@@ -272,6 +272,14 @@ RequestStats request_stats_of(const XtsEngine& e) {
   return st;
 }
 
+// One request on the agent's wire protocol, written by hand, and its reply (with a passed descriptor in got_fd).
+agent::Reply raw_call(int sock, agent::Request q, int* got_fd = nullptr) {
+  REQUIRE(agent::send_message(sock, &q, sizeof q));
+  agent::Reply r;
+  REQUIRE(agent::recv_message(sock, &r, sizeof r, got_fd));
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("gpu agent: --verbose's request figures count the requests on its buffers, the agent's part within the "
@@ -415,12 +423,7 @@ TEST_CASE("gpu agent: requests outside their buffer, unknown ids and another pro
   std::string why;
   const int fd = agent::connect_socket(agent.path(), why);
   REQUIRE(fd >= 0);
-  auto call = [&](agent::Request q, int* got_fd = nullptr) {
-    REQUIRE(agent::send_message(fd, &q, sizeof q));
-    agent::Reply r;
-    REQUIRE(agent::recv_message(fd, &r, sizeof r, got_fd));
-    return r;
-  };
+  auto call = [&](agent::Request q, int* got_fd = nullptr) { return raw_call(fd, q, got_fd); };
   agent::Request q;
   q.op = agent::Op::Key;
   q.chain = uint32_t(ChainId::Serpent);
@@ -481,29 +484,23 @@ TEST_CASE("gpu agent: a command's own socket answers its requests there, with th
   std::string why;
   const int fd = agent::connect_socket(agent.path(), why);
   REQUIRE(fd >= 0);
-  auto call = [](int sock, agent::Request q, int* got_fd = nullptr) {
-    REQUIRE(agent::send_message(sock, &q, sizeof q));
-    agent::Reply r;
-    REQUIRE(agent::recv_message(sock, &r, sizeof r, got_fd));
-    return r;
-  };
   agent::Request q;
   q.op = agent::Op::Key;
   q.chain = uint32_t(ChainId::Aes);
   q.material_len = 64;
-  const agent::Reply key = call(fd, q);
+  const agent::Reply key = raw_call(fd, q);
   REQUIRE(key.status == 0);
   q = {};
   q.op = agent::Op::Buffer;
   q.bytes = 1 << 20;
   int bfd = -1;
-  const agent::Reply buf = call(fd, q, &bfd);
+  const agent::Reply buf = raw_call(fd, q, &bfd);
   REQUIRE(buf.status == 0);
   ::close(bfd);
   q = {};
   q.op = agent::Op::Channel;
   int ch = -1;
-  REQUIRE(call(fd, q, &ch).status == 0);
+  REQUIRE(raw_call(fd, q, &ch).status == 0);
   REQUIRE(ch >= 0);
   q = {};
   q.op = agent::Op::Process;
@@ -511,11 +508,11 @@ TEST_CASE("gpu agent: a command's own socket answers its requests there, with th
   q.buffer = buf.id;
   q.nunits = 16;
   q.tag = 41;
-  const agent::Reply ok = call(ch, q);
+  const agent::Reply ok = raw_call(ch, q);
   CHECK(ok.status == 0);
   CHECK(ok.tag == 41);
   q.nunits = buf.size / kDataUnitSize + 1;  // past the buffer's end: refused, on the channel
-  CHECK(call(ch, q).status == 1 + int(ErrorKind::Usage));
+  CHECK(raw_call(ch, q).status == 1 + int(ErrorKind::Usage));
   pollfd p{fd, POLLIN, 0};
   CHECK(::poll(&p, 1, 50) == 0);  // nothing came on the connection
   ::close(fd);                     // the command goes: the agent ends its channel too
