@@ -169,6 +169,7 @@ OpenOptions open_options_from(const po::variables_map& vm, const std::string& vo
     throw Error(ErrorKind::Usage, "empty password: give a password or a keyfile");
 
   opt.notice = [&ctx](const std::string& msg) { ctx.message(msg); };
+  opt.verbose = [&ctx](const std::string& msg) { ctx.verbose_line(msg); };
   ctx.verbose_line("opening " + volume + (opt.prf ? " (hash " + std::string(prf_info(*opt.prf).cli_name) + ")" : "") +
                    (opt.chain ? " (encryption " + std::string(chain_info(*opt.chain).cli_name) + ")"
                     : opt.legacy_ea ? " (encryption " + std::string(legacy_ea_info(*opt.legacy_ea).cli_name) + ")"

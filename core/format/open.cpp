@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -333,6 +335,8 @@ class Search {
       }
     };
     const unsigned n = std::max(1u, std::min<unsigned>(cores, unsigned(tasks.size())));
+    candidates_ = cands.size();
+    threads_ = n;
     std::vector<std::thread> threads;
     for (unsigned k = 1; k < n; ++k) threads.emplace_back(worker);
     worker();
@@ -352,6 +356,13 @@ class Search {
     }
     if (error) std::rethrow_exception(error);
     return false;
+  }
+
+  // "N candidate headers (locations x formats x PRFs), key derivation on T threads" of the last run().
+  std::string tried() const {
+    return std::to_string(candidates_) + " candidate header" + (candidates_ == 1 ? "" : "s") +
+           " (locations x formats x PRFs), key derivation on " + std::to_string(threads_) + " thread" +
+           (threads_ == 1 ? "" : "s");
   }
 
  private:
@@ -431,6 +442,8 @@ class Search {
   const OpenOptions& opt_;
   LockedBytes vc_password_, tc_password_;
   std::unique_ptr<Candidate> winner_;
+  size_t candidates_ = 0;  // what the last run() tried, for --verbose
+  unsigned threads_ = 0;
 };
 
 OpenedHeader finish(BlockFile& file, const OpenOptions& opt, const Found& f) {
@@ -577,7 +590,24 @@ OpenedHeader open_decrypted_header(BlockFile& file, const OpenOptions& opt, cons
   return finish(file, opt, f);
 }
 
+namespace {
+// The --verbose line of an opened header.
+void report_opened(const OpenOptions& opt, const OpenedHeader& o, const Search& search,
+                   std::chrono::steady_clock::time_point t0) {
+  if (!opt.verbose) return;
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  char took[32];
+  std::snprintf(took, sizeof took, "%.1f ms", ms);
+  const std::string cipher = o.legacy ? o.legacy->name() : std::string(chain_info(o.chain).name);
+  opt.verbose(std::string("header: ") + (o.format == VolumeFormat::TrueCrypt ? "TrueCrypt" : "VeraCrypt") + " " +
+              std::string(slot_kind_name(o.slot)) + (o.from_backup ? " backup" : "") + " header at offset " +
+              std::to_string(o.header_offset) + " (" + cipher + ", " + o.kdf.describe() + ") opened in " + took +
+              ": " + search.tried());
+}
+}  // namespace
+
 OpenedHeader open_header(BlockFile& file, const OpenOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
   if (file.size() < kHeaderSize)
     throw Error(ErrorKind::Auth, file.path() + ": too small to be a volume (" + std::to_string(file.size()) + " bytes)");
   if (opt.system && !opt.system_header_file.empty()) {
@@ -592,6 +622,7 @@ OpenedHeader open_header(BlockFile& file, const OpenOptions& opt) {
                                        std::to_string(src.offset) + ")");
     OpenedHeader o = finish(file, opt, found);
     o.header_file = src.file->path();
+    report_opened(opt, o, search, t0);
     return o;
   }
   if (opt.system_partition_offset)
@@ -610,7 +641,9 @@ OpenedHeader open_header(BlockFile& file, const OpenOptions& opt) {
   if (search.run(locs, found)) {
     if (found.cand->loc.backup && !opt.backup_only && opt.notice)
       opt.notice("the primary header did not decrypt (damaged?): opened with the embedded backup header");
-    return finish(file, opt, found);
+    OpenedHeader o = finish(file, opt, found);
+    report_opened(opt, o, search, t0);
+    return o;
   }
   throw Error(ErrorKind::Auth, "wrong password, PIM or keyfile, or not a TrueCrypt/VeraCrypt volume");
 }

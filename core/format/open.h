@@ -70,6 +70,9 @@ struct OpenOptions {
   AlongBlocks* along = nullptr;
   // Notes for the user ("primary header damaged: opened with the embedded backup header").
   std::function<void(const std::string&)> notice;
+  // --verbose: one line once a header opened, with what the search tried and how long it took (the key
+  // derivation is most of a short job's start).
+  std::function<void(const std::string&)> verbose;
   // FOR TESTS AND FUZZING ONLY; no command or GUI path sets it. Nonzero: every PBKDF2 candidate is derived with
   // this iteration count instead of its format's (the candidates tried stay the same), so that a harness can open
   // headers sealed with a cheap count and spend its time in the search and the layout checks rather than in the

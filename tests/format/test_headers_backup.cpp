@@ -210,3 +210,36 @@ TEST_CASE("a search of one thread (a batch's share of the cores) opens the norma
   CHECK(outer1.from_backup);
   CHECK(same_keys(outer1, outer0));
 }
+
+TEST_CASE("--verbose's header line names the header that opened, its chain and KDF, and what the search tried",
+          "[create][backup][hidden]") {
+  TempDir dir;
+  const std::string v = dir.file("said.hc");
+  create_outer_and_hidden(v, ChainId::AesTwofishSerpent, PrfId::Sha512, ChainId::SerpentTwofishAes, PrfId::Sha256);
+  const uint64_t size = file_size(v);
+  std::vector<std::string> lines;
+  auto said = [&](const std::string& pw) {
+    lines.clear();
+    OpenOptions o = open_opts(pw);
+    o.kdf_threads = 1;
+    o.verbose = [&](const std::string& m) { lines.push_back(m); };
+    return o;
+  };
+  auto line = [&] {
+    REQUIRE(lines.size() == 1);
+    return lines.front();
+  };
+  open_volume(v, said("outer-pw"));
+  CHECK_THAT(line(),
+             Catch::Contains("header: VeraCrypt normal header at offset 0 (AES-Twofish-Serpent, HMAC-SHA-512, "));
+  CHECK_THAT(line(), Catch::Contains(" candidate headers (locations x formats x PRFs), key derivation on 1 thread"));
+  open_volume(v, said("hidden-pw"));
+  CHECK_THAT(line(),
+             Catch::Contains("header: VeraCrypt hidden header at offset 65536 (Serpent-Twofish-AES, HMAC-SHA-256, "));
+  CHECK_FALSE(opens(v, said("wrong-pw")));
+  CHECK(lines.empty());  // no header opened: nothing to name
+  overwrite(v, 0, pattern(512, 9));
+  open_volume(v, said("outer-pw"));
+  const std::string backup_at = std::to_string(size - 131072);
+  CHECK_THAT(line(), Catch::Contains("header: VeraCrypt normal backup header at offset " + backup_at + " ("));
+}
