@@ -211,7 +211,7 @@ TEST_CASE("a search of one thread (a batch's share of the cores) opens the norma
   CHECK(same_keys(outer1, outer0));
 }
 
-TEST_CASE("--verbose's header line names the header that opened, its chain and KDF, and what the search tried",
+TEST_CASE("open's --verbose line names the header that opened, its chain and KDF, and what the search tried",
           "[create][backup][hidden]") {
   TempDir dir;
   const std::string v = dir.file("said.hc");
