@@ -165,7 +165,7 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
   std::condition_variable cv;
   uint64_t next = 0;      // next chunk to claim
   uint64_t consumed = 0;  // ordered: chunks the sink took (slot of chunk k is free once k - nslots was consumed)
-  uint64_t done_bytes = 0;
+  uint64_t done_bytes = 0;  // under progress_mu
   std::vector<int64_t> ready(nslots, -1);  // ordered: chunk held ready in the slot
   bool abort = false;
   std::exception_ptr error;
@@ -178,14 +178,15 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
     abort = true;
     cv.notify_all();
   };
+  // Unordered sinks report from their workers: the count and its delivery under one lock, so that a reader of
+  // the progress (--progress-json) never sees bytes_done fall from one update to the next.
+  std::mutex progress_mu;
   auto report = [&](size_t len) {
     if (!opt.progress) return;
+    std::lock_guard<std::mutex> lk(progress_mu);
+    done_bytes += len;
     ProgressUpdate u = pu;
-    {
-      std::lock_guard<std::mutex> lk(mu);
-      done_bytes += len;
-      u.bytes_done = done_bytes;
-    }
+    u.bytes_done = done_bytes;
     opt.progress(u);
   };
 

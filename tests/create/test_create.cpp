@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -264,11 +265,11 @@ TEST_CASE("create: an interrupt during the fill removes the partial file", "[cre
   TempDir dir;
   const std::string p = dir.file("int.hc");
   CreateOptions o = normal_options(p, 8 << 20, "interrupt-me", ChainId::Aes, PrfId::Sha512, false);
-  bool seen_progress = false;
+  std::atomic<bool> seen_progress{false};  // set by the fill's workers, read by the others' cancel checks
   o.fill.progress = [&](const ProgressUpdate& u) {
     if (u.bytes_done > 0) seen_progress = true;
   };
-  o.fill.cancel.requested = [&] { return seen_progress; };
+  o.fill.cancel.requested = [&] { return seen_progress.load(); };
   try {
     create_volume(o);
     FAIL("create_volume returned although cancelled");

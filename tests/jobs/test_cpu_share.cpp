@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <latch>
 #include <random>
 #include <regex>
 #include <semaphore>
@@ -312,18 +313,25 @@ struct Sleeper : CpuEngine {
   double fixed_us = 0;             // per call, whatever its size
 };
 
-// `callers` threads send 4 MiB Serpent decryptions through eng for `seconds`.
+// `callers` threads send 4 MiB Serpent decryptions through eng for `seconds`, counted from the moment every caller
+// has its buffer and has started: on a slow or loaded machine (a sanitizer build) starting the threads and
+// touching their buffers took the whole time once, and no request was sent.
 void send_requests(AutoEngine& eng, unsigned callers_n, double seconds) {
   std::vector<uint8_t> km(64, 7);
   auto key = eng.prepare(ChainId::Serpent, km.data());
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  std::vector<std::vector<uint8_t>> bufs(callers_n, std::vector<uint8_t>(4 * kMiB));
+  std::latch ready(callers_n + 1);
+  std::chrono::steady_clock::time_point end;
   std::vector<std::thread> callers;
   for (unsigned t = 0; t < callers_n; ++t)
-    callers.emplace_back([&] {
-      std::vector<uint8_t> buf(4 * kMiB);
+    callers.emplace_back([&, t] {
+      ready.arrive_and_wait();  // the test thread sets end before it arrives
       while (std::chrono::steady_clock::now() < end)
-        eng.process(*key, Direction::Decrypt, 0, buf.data(), buf.size() / kDataUnitSize);
+        eng.process(*key, Direction::Decrypt, 0, bufs[t].data(), bufs[t].size() / kDataUnitSize);
     });
+  end = std::chrono::steady_clock::now() +
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+  ready.arrive_and_wait();
   for (auto& c : callers) c.join();
 }
 

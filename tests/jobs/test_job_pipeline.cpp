@@ -250,6 +250,37 @@ TEST_CASE("job stream: an unordered sink limited to one thread is never called t
   }
 }
 
+TEST_CASE("job stream: progress from an unordered sink's workers never goes backwards", "[job][progress]") {
+  // The workers of an unordered stream (the fill of create and import) each report their chunk: a --progress-json
+  // reader must not see bytes_done fall from one line to the next. Small chunks from many workers, so that two
+  // reports meet often; the callback is slow for a moment now and then, as a renderer's write to a terminal is.
+  const size_t len = size_t(4) << 20;
+  for (int run = 0; run < 4; ++run) {
+    std::mutex mu;
+    std::vector<uint64_t> seen;
+    StreamOptions so;
+    so.chunk_bytes = 512;
+    so.workers = 16;
+    so.ordered = false;
+    so.progress = [&](const ProgressUpdate& u) {
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        seen.push_back(u.bytes_done);
+      }
+      if (u.bytes_done % (64 * 512) == 0) std::this_thread::yield();
+    };
+    stream_area(
+        len, [](uint64_t, uint8_t* buf, size_t n) { std::memset(buf, 1, n); }, ChunkTransform{},
+        [](uint64_t, const uint8_t*, size_t) {}, so);
+    size_t backwards = 0;
+    for (size_t i = 1; i < seen.size(); ++i) backwards += seen[i] < seen[i - 1];
+    INFO("run " << run << ": " << seen.size() << " updates");
+    CHECK(backwards == 0);
+    REQUIRE(!seen.empty());
+    CHECK(seen.back() == len);
+  }
+}
+
 TEST_CASE("job stream: --verbose's stage line counts the workers' wait for a place in an ordered ring", "[job]") {
   // Four workers, a ring of two chunks and a sink that takes 3 ms per chunk: at most two chunks are read ahead of
   // the sink, so at least two workers wait for the ring the whole time (20 chunks: 60 ms, at least 0.12 s of
