@@ -479,7 +479,8 @@ TEST_CASE("GPU engine sanitizer subset: every chain and direction, small runs", 
   if (!g) return;
   std::mt19937_64 rng(99);
   // Every kernel (15 chains x 2 directions) once on a partial tile and once on a full tile plus one unit; three
-  // chains over several 4 MiB chunks (the slot ring). Kept small: kernels run 10-100x slower under the tools.
+  // chains over several 4 MiB chunks (the slot ring); re-encryption, plain and with unit hashes. Kept small:
+  // kernels run 10-100x slower under the tools.
   for (const auto& ci : all_chains())
     for (size_t n : {size_t(1), size_t(33)}) compare_chain(*g, ci.id, n, 1ull << 33, rng);
   // WARPVOL_TEST_SMALL=1 (for racecheck, which is far slower than memcheck): 40 units instead of 8200.
@@ -494,6 +495,17 @@ TEST_CASE("GPU engine sanitizer subset: every chain and direction, small runs", 
   XtsChain(ChainId::AesTwofishSerpent, ka.data()).decrypt(3, y.data(), 100);
   XtsChain(ChainId::KuznyechikSerpentCamellia, kb.data()).encrypt(3, y.data(), 100);
   CHECK(x == y);
+  // The unit-hash kernel (XXH3-128 of each re-encrypted unit, in device memory) on a partial and a full tile.
+  for (size_t n : {size_t(1), size_t(33)}) {
+    auto z = random_bytes(rng, n * 512), w = z;
+    std::vector<uint8_t> hashes(n * 16), want_hashes(n * 16);
+    g->reencrypt_hashed(*ga, *gb, 7, z.data(), n, hashes.data());
+    XtsChain(ChainId::AesTwofishSerpent, ka.data()).decrypt(7, w.data(), n);
+    XtsChain(ChainId::KuznyechikSerpentCamellia, kb.data()).encrypt(7, w.data(), n);
+    xxh3_128_units(w.data(), n, want_hashes.data());
+    CHECK(z == w);
+    CHECK(hashes == want_hashes);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
