@@ -10,7 +10,6 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -74,10 +73,6 @@ class GpuEngine final : public XtsEngine {
   // (16 bytes per 512-byte unit).
   void reencrypt_hashed(const EngineKey& from, const EngineKey& to, uint64_t unit0, uint8_t* data, size_t nunits,
                         uint8_t* hashes) override;
-  // A request of at most one chunk on page-locked memory: enqueued on a free slot (waiting for one), finished by
-  // the watcher thread, which spins over every such request's event instead of a thread per request.
-  bool process_async(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0, uint8_t* data,
-                     size_t nunits, Done done) override;
   // Page-locked (cudaHostAlloc) buffers, kept in a pool between requests and jobs: the pipeline DMAs from them
   // without a staging copy. Aligned heap memory after a CUDA error or when page-locking fails.
   IoBuffer io_buffer(size_t bytes) override;
@@ -116,21 +111,11 @@ class GpuEngine final : public XtsEngine {
     uint8_t* hashes = nullptr;  // reencrypt_hashed: 16 bytes per unit of the result
   };
   void run(const Job& job);
-  // process_async's requests on their slots, and the thread that finishes them (started with the first one).
-  struct Watched {
-    Slot* slot;
-    std::shared_ptr<const EngineKey> key;  // keeps the key's device tables while its kernel may run
-    Job job;
-    Done done;
-  };
-  void watch();
-  void finish_async(Watched& w, cudaError_t e);
   void run_cpu(const Job& job, size_t first, size_t n);
   void ensure_buffers();
   Slot* acquire(bool may_block);
   void release(Slot* s);
   void fail(const std::string& what);
-  std::string failure_text(cudaError_t e, uint64_t unit) const;  // for fail(): a piece's error, injected or not
   CpuEngine& cpu();
   int grid_for(const KernelInfo& k, size_t nunits, unsigned& tile);  // grid size; sets the units per warp tile
   void parallel_copy(CopyCrew& crew, uint8_t* dst, const uint8_t* src, size_t n);
@@ -161,13 +146,6 @@ class GpuEngine final : public XtsEngine {
 
   std::mutex grid_mu_;
   std::unordered_map<const void*, int> max_grid_;  // per kernel: SMs x resident CTAs
-
-  std::mutex watch_mu_;
-  std::condition_variable watch_cv_;
-  std::vector<Watched> handed_;       // enqueued by process_async, not yet taken by the watcher
-  std::atomic<size_t> handed_n_{0};   // handed_.size(), read by the spinning watcher without the lock
-  bool watch_stop_ = false;
-  std::thread watcher_;
 
   std::atomic<unsigned> active_runs_{0};  // run() calls under way: how many requests overlap one another
   std::atomic<bool> failed_{false};

@@ -332,14 +332,6 @@ void GpuEngine::unpin_host(uint8_t* p) {
 }
 
 GpuEngine::~GpuEngine() {
-  if (watcher_.joinable()) {  // it finishes what it watches first
-    {
-      std::lock_guard<std::mutex> lk(watch_mu_);
-      watch_stop_ = true;
-    }
-    watch_cv_.notify_all();
-    watcher_.join();
-  }
   cudaSetDevice(device_);
   for (auto& s : slots_) {
     if (s.stream) cudaStreamSynchronize(s.stream);
@@ -392,13 +384,6 @@ std::shared_ptr<const EngineKey> GpuEngine::prepare(ChainId chain, const uint8_t
     }
   }
   return std::make_shared<GpuKey>(chain, key_material, device_, false);
-}
-
-std::string GpuEngine::failure_text(cudaError_t e, uint64_t unit) const {
-  const bool injected = e == cudaErrorLaunchFailure && fail_launch_ > 0 && launches_ >= uint64_t(fail_launch_);
-  return "chunk at unit " + std::to_string(unit) + ": " +
-         (injected ? "injected launch failure (WARPVOL_GPU_FAIL_LAUNCH=" + std::to_string(fail_launch_) + ")"
-                   : std::string(cudaGetErrorString(e)));
 }
 
 void GpuEngine::fail(const std::string& what) {
@@ -565,95 +550,6 @@ void GpuEngine::reencrypt_hashed(const EngineKey& from, const EngineKey& to, uin
   run(Job{a, b, Direction::Decrypt, unit0, data, nunits, hashes});
 }
 
-bool GpuEngine::process_async(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0, uint8_t* data,
-                              size_t nunits, Done done) {
-  auto* k = dynamic_cast<const GpuKey*>(key.get());
-  if (!k || nunits == 0 || nunits > chunk_units_ || failed_) return false;
-  cudaSetDevice(device_);
-  try {
-    ensure_buffers();
-  } catch (const CudaError&) {
-    return false;  // process() fails over to the CPU and says why
-  }
-  const size_t bytes = nunits * kDataUnitSize;
-  if (!is_pinned(data) || !is_pinned(data + bytes - 1)) return false;
-  const Job j{k, nullptr, d, unit0, data, nunits};
-  Slot* s = acquire(true);
-  ++active_runs_;  // run()'s callers cut their requests by how many overlap
-  bool copy_back = false;
-  cudaError_t e = cudaMemcpyAsync(s->d, data, bytes, cudaMemcpyHostToDevice, s->stream);
-  if (e == cudaSuccess) e = enqueue_kernels(*k, nullptr, d, unit0, s->d, nunits, s->stream);
-  if (e == cudaSuccess) {
-    e = cudaMemcpyAsync(data, s->d, bytes, cudaMemcpyDeviceToHost, s->stream);
-    copy_back = e == cudaSuccess;
-  }
-  if (e == cudaSuccess) e = cudaEventRecord(s->done, s->stream);
-  Watched w{s, std::move(key), j, std::move(done)};
-  if (e != cudaSuccess) {
-    // Whatever was enqueued drains before the slot is reused. Where the result came back (only the event failed)
-    // the request is done; otherwise data still holds its input, and the CPU does it, here.
-    if (cudaStreamSynchronize(s->stream) == cudaSuccess && copy_back) e = cudaSuccess;
-    finish_async(w, e);
-    return true;
-  }
-  {
-    std::lock_guard<std::mutex> lk(watch_mu_);
-    handed_.push_back(std::move(w));
-    handed_n_ = handed_.size();
-    if (!watcher_.joinable()) watcher_ = std::thread(&GpuEngine::watch, this);
-  }
-  watch_cv_.notify_one();
-  return true;
-}
-
-// Spins over the events of the requests it holds while it holds any (a request's wait is its round trip's
-// tail, tens of microseconds: a sleeping thread's wake-up would add as much), sleeps otherwise.
-void GpuEngine::watch() {
-  cudaSetDevice(device_);
-  std::vector<Watched> mine;
-  for (;;) {
-    if (mine.empty() || handed_n_ > 0) {
-      std::unique_lock<std::mutex> lk(watch_mu_);
-      if (mine.empty()) watch_cv_.wait(lk, [&] { return watch_stop_ || !handed_.empty(); });
-      for (auto& w : handed_) mine.push_back(std::move(w));
-      handed_.clear();
-      handed_n_ = 0;
-      if (mine.empty() && watch_stop_) return;
-    }
-    for (size_t i = 0; i < mine.size();) {
-      const cudaError_t e = cudaEventQuery(mine[i].slot->done);
-      if (e == cudaErrorNotReady) {
-        ++i;
-        continue;
-      }
-      Watched w = std::move(mine[i]);
-      if (i + 1 < mine.size()) mine[i] = std::move(mine.back());
-      mine.pop_back();
-      finish_async(w, e);
-    }
-  }
-}
-
-// Frees the request's slot and calls its done; after a CUDA error (the data then holds the request's input: the
-// copy back runs only after the kernels succeeded) the CPU engine does the request first.
-void GpuEngine::finish_async(Watched& w, cudaError_t e) {
-  if (e != cudaSuccess) {
-    fail(failure_text(e, w.job.unit0));
-    cudaGetLastError();
-  }
-  release(w.slot);
-  --active_runs_;
-  std::exception_ptr error;
-  if (e != cudaSuccess) {
-    try {
-      run_cpu(w.job, 0, w.job.nunits);
-    } catch (...) {
-      error = std::current_exception();
-    }
-  }
-  w.done(error);
-}
-
 // The pipeline. Pieces of at most chunk_units_ go round the slots: (pageable only) parallel copy into the slot's
 // pinned buffer, H2D, kernel, (reencrypt_hashed) the unit-hash kernel, D2H of the data (and the hashes) on the
 // slot's stream; then, once the slot's event fired, (pageable only) parallel copy back to the caller's buffer, the
@@ -690,7 +586,7 @@ void GpuEngine::run(const Job& j) {
       if (j.hashes)
         std::memcpy(j.hashes + f.first * kUnitXxh3Bytes, f.slot->h_hash, f.n * kUnitXxh3Bytes);
     } else {
-      fail(failure_text(e, j.unit0 + f.first));
+      fail(std::string("chunk at unit ") + std::to_string(j.unit0 + f.first) + ": " + cudaGetErrorString(e));
       std::lock_guard<std::mutex> lk(mu);
       redo.emplace_back(f.first, f.n);
     }
@@ -762,7 +658,10 @@ void GpuEngine::run(const Job& j) {
       e = cudaMemcpyAsync(s->h_hash, s->d_hash, n * kUnitXxh3Bytes, cudaMemcpyDeviceToHost, s->stream);
     if (e == cudaSuccess) e = cudaEventRecord(s->done, s->stream);
     if (e != cudaSuccess) {
-      fail(failure_text(e, j.unit0 + next));
+      const bool injected = e == cudaErrorLaunchFailure && fail_launch_ > 0 && launches_ >= uint64_t(fail_launch_);
+      fail(std::string("chunk at unit ") + std::to_string(j.unit0 + next) + ": " +
+           (injected ? "injected launch failure (WARPVOL_GPU_FAIL_LAUNCH=" + std::to_string(fail_launch_) + ")"
+                     : std::string(cudaGetErrorString(e))));
       cudaStreamSynchronize(s->stream);  // whatever was enqueued on the slot drains before it is reused
       cudaGetLastError();
       release(s);

@@ -4,7 +4,6 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <functional>
 #include <future>
 #include <memory>
@@ -61,19 +60,6 @@ class XtsEngine {
   // separate thread.
   virtual std::future<void> submit(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0,
                                    uint8_t* data, size_t nunits);
-  // process() without a thread that waits for it, for a server of many callers (the GPU agent): enqueues the
-  // request and returns; done(error) runs once it finished, on one of the engine's threads, or on the caller's
-  // before this returns where the engine finished it at once (error null on success; the data is then in place).
-  // Returns false, having done nothing, where the engine has no such path for this request (the default; the GPU
-  // engine's is for a request of at most one chunk on page-locked memory): the caller runs process(). A GPU
-  // request waited for by its caller's thread spins on it, so that each request at the GPU costs a core; here one
-  // thread of the engine watches them all.
-  using Done = std::function<void(std::exception_ptr error)>;
-  virtual bool process_async(std::shared_ptr<const EngineKey> key, Direction d, uint64_t unit0, uint8_t* data,
-                             size_t nunits, Done done) {
-    (void)key, (void)d, (void)unit0, (void)data, (void)nunits, (void)done;
-    return false;
-  }
   // A buffer of at least `bytes` for a job's data (io_buffer.h): the engine's pinned memory on the GPU engine,
   // aligned heap memory otherwise (the default). Thread-safe.
   virtual IoBuffer io_buffer(size_t bytes);

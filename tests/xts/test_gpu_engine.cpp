@@ -19,7 +19,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <future>
 #include <memory>
 #include <random>
 #include <string>
@@ -419,85 +418,6 @@ TEST_CASE("GPU engine: re-encryption with unit hashes gives the CPU engine's dat
   gpu::free_pinned(pinned);
 }
 
-// process_async: requests on page-locked memory finished by the engine's watcher thread, more of them at once than
-// the engine has slots (the caller waits for a slot, not for its request); what it does not take (ordinary memory,
-// more than a chunk) it leaves to process(); a launch that fails there is done by the CPU, and every request's done
-// runs once.
-TEST_CASE("GPU engine: asynchronous requests equal the CPU engine, many at once, also after a failed launch",
-          "[gpu]") {
-  if (!shared_gpu()) return;
-  std::mt19937_64 rng(31);
-  CpuEngine cpu(2);
-  const size_t n = 2048 + 7;  // 1 MiB + 7 units: a chunk of the engines below
-  const int requests = 12;
-  for (long fail_launch : {-1L, 5L}) {
-    INFO("fail_launch " << fail_launch);
-    gpu::GpuEngineOptions o;
-    o.chunk_bytes = size_t(2) << 20;
-    o.streams = 3;
-    o.fail_launch = fail_launch;
-    std::string why;
-    std::shared_ptr<XtsEngine> g = gpu::make_engine(o, why);
-    REQUIRE(g);
-    std::vector<uint8_t*> bufs;
-    std::vector<std::vector<uint8_t>> want;
-    std::atomic<int> done_calls{0}, errors{0};
-    int taken = 0;
-    std::vector<std::atomic<int>> calls(requests);
-    StderrCapture cap;
-    for (int r = 0; r < requests; ++r) {
-      const ChainId c = r % 3 == 0   ? ChainId::Aes
-                        : r % 3 == 1 ? ChainId::Serpent
-                                     : ChainId::KuznyechikSerpentCamellia;
-      auto km = random_key(rng, c);
-      auto plain = random_bytes(rng, n * 512);
-      auto* p = static_cast<uint8_t*>(gpu::alloc_pinned(n * 512));
-      REQUIRE(p != nullptr);
-      std::memcpy(p, plain.data(), plain.size());
-      bufs.push_back(p);
-      cpu.process(*cpu.prepare(c, km.data()), Direction::Encrypt, 77 * r, plain.data(), n);
-      want.push_back(std::move(plain));
-      auto key = g->prepare(c, km.data());
-      auto done = [&, r](std::exception_ptr e) {
-        ++calls[r];
-        if (e) ++errors;
-        ++done_calls;
-      };
-      if (g->process_async(key, Direction::Encrypt, 77 * r, p, n, done)) {
-        ++taken;
-      } else {  // after the failure: the caller runs it, as the agent does
-        g->process(*key, Direction::Encrypt, 77 * r, p, n);
-        done(nullptr);
-      }
-    }
-    for (int i = 0; i < 2000 && done_calls < requests; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    const std::string err = cap.finish();
-    REQUIRE(done_calls == requests);
-    CHECK(errors == 0);
-    for (int r = 0; r < requests; ++r) {
-      INFO("request " << r);
-      CHECK(calls[r] == 1);
-      CHECK(std::memcmp(bufs[r], want[r].data(), n * 512) == 0);
-      gpu::free_pinned(bufs[r]);
-    }
-    // Without a failure every request was taken; with one, those before it and the one that failed.
-    CHECK(taken == (fail_launch > 0 ? int(fail_launch) : requests));
-    CHECK(gpu::engine_status(*g).failed == (fail_launch > 0));
-    CHECK(count_of(err, "injected launch failure") == (fail_launch > 0 ? 1u : 0u));
-    // Not taken, nothing done: ordinary memory, and more than a chunk.
-    auto key = g->prepare(ChainId::Aes, random_key(rng, ChainId::Aes).data());
-    std::vector<uint8_t> pageable(n * 512);
-    auto* big = static_cast<uint8_t*>(gpu::alloc_pinned(size_t(3) << 20));
-    REQUIRE(big != nullptr);
-    bool called = false;
-    auto mark = [&](std::exception_ptr) { called = true; };
-    CHECK_FALSE(g->process_async(key, Direction::Encrypt, 0, pageable.data(), n, mark));
-    CHECK_FALSE(g->process_async(key, Direction::Encrypt, 0, big, (size_t(3) << 20) / 512, mark));
-    CHECK_FALSE(called);
-    gpu::free_pinned(big);
-  }
-}
-
 TEST_CASE("GPU engine: concurrent callers share one engine", "[gpu]") {
   auto g = shared_gpu();
   if (!g) return;
@@ -559,8 +479,8 @@ TEST_CASE("GPU engine sanitizer subset: every chain and direction, small runs", 
   if (!g) return;
   std::mt19937_64 rng(99);
   // Every kernel (15 chains x 2 directions) once on a partial tile and once on a full tile plus one unit; three
-  // chains over several 4 MiB chunks (the slot ring); re-encryption, plain and with unit hashes; a request on the
-  // asynchronous path. Kept small: kernels run 10-100x slower under the tools.
+  // chains over several 4 MiB chunks (the slot ring); re-encryption, plain and with unit hashes. Kept small:
+  // kernels run 10-100x slower under the tools.
   for (const auto& ci : all_chains())
     for (size_t n : {size_t(1), size_t(33)}) compare_chain(*g, ci.id, n, 1ull << 33, rng);
   // WARPVOL_TEST_SMALL=1 (for racecheck, which is far slower than memcheck): 40 units instead of 8200.
@@ -585,23 +505,6 @@ TEST_CASE("GPU engine sanitizer subset: every chain and direction, small runs", 
     xxh3_128_units(w.data(), n, want_hashes.data());
     CHECK(z == w);
     CHECK(hashes == want_hashes);
-  }
-  // The asynchronous path (the agent's): one request on page-locked memory, finished by the watcher thread.
-  {
-    const size_t n = 33;
-    auto km = random_key(rng, ChainId::SerpentTwofishAes);
-    auto z = random_bytes(rng, n * 512), w = z;
-    auto* p = static_cast<uint8_t*>(gpu::alloc_pinned(n * 512));
-    REQUIRE(p != nullptr);
-    std::memcpy(p, z.data(), n * 512);
-    std::promise<std::exception_ptr> finished;
-    const bool taken = g->process_async(g->prepare(ChainId::SerpentTwofishAes, km.data()), Direction::Decrypt, 9, p,
-                                        n, [&](std::exception_ptr e) { finished.set_value(e); });
-    CHECK(taken);
-    if (taken) CHECK(finished.get_future().get() == nullptr);
-    XtsChain(ChainId::SerpentTwofishAes, km.data()).decrypt(9, w.data(), n);
-    CHECK(std::memcmp(p, w.data(), n * 512) == 0);
-    gpu::free_pinned(p);
   }
 }
 

@@ -140,8 +140,7 @@ struct Server::Connection {
 
   Connection(Server& s, int f) : server(s), fd(f) {}
 
-  // On the connection's socket, which several threads answer on; a channel carries one request at a time, answered
-  // by its thread or by the engine's (process_async), never by two at once.
+  // On the connection's socket, which several threads answer on; a channel's only thread answers there alone.
   void send(int sock, const Reply& r, int pass_fd = -1) {
     if (sock != fd) {
       send_message(sock, &r, sizeof r, pass_fd);
@@ -156,8 +155,7 @@ struct Server::Connection {
   // round trip paid. A reader that takes a request while no other one waits on the socket first starts another
   // (up to 64), so that the next request is read while this one runs. A SOCK_SEQPACKET socket hands each message
   // whole to one reader. A channel (sock other than the connection's) carries one request at a time: its one thread
-  // reads them (and answers those the engine does not finish on its own thread). Returns at the socket's end, or
-  // after a request of another protocol version.
+  // reads and answers them. Returns at the socket's end, or after a request of another protocol version.
   void read_requests(int sock) {
     const bool channel = sock != fd;
     Request q;
@@ -227,45 +225,29 @@ struct Server::Connection {
       }
       ++in_flight;
     }
-    // The reply, and the request's hold on its buffers: here after a synchronous call, or from the engine's
-    // thread once an asynchronous one finished (close_down waits for in_flight, so the connection outlives it).
-    auto finish = [this, sock, r, arrived, buffer = q.buffer,
-                   hash_buffer = hashes ? q.hash_buffer : 0u](std::exception_ptr error) mutable {
-      try {
-        if (error) std::rethrow_exception(error);
-      } catch (const Error& e) {
-        set_error(r, e.kind(), e.what());
-      } catch (const std::exception& e) {
-        set_error(r, ErrorKind::Io, e.what());
-      }
-      r.agent_ns = uint64_t(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - arrived).count());
-      send(sock, r);
-      std::lock_guard<std::mutex> lk(mu);
-      for (uint32_t id : {buffer, hash_buffer}) {
-        auto bi = bufs.find(id);
-        if (id && bi != bufs.end()) --bi->second.in_use;
-      }
-      --in_flight;
-      cv.notify_all();
-    };
-    const Direction d = q.direction == 0 ? Direction::Encrypt : Direction::Decrypt;
-    // A plain request goes to the engine without this thread waiting for it, where the engine can (the GPU's on
-    // its shared buffers): a thread that waits for the GPU spins, one core per request at the GPU, and the
-    // command's readers need those cores.
-    if (!b && server.engine_->process_async(a, d, q.unit0, data, size_t(q.nunits), finish)) return;
-    std::exception_ptr error;
     try {
       if (hashes)
         server.engine_->reencrypt_hashed(*a, *b, q.unit0, data, size_t(q.nunits), hashes);
       else if (b)
         server.engine_->reencrypt(*a, *b, q.unit0, data, size_t(q.nunits));
       else
-        server.engine_->process(*a, d, q.unit0, data, size_t(q.nunits));
-    } catch (...) {
-      error = std::current_exception();
+        server.engine_->process(*a, q.direction == 0 ? Direction::Encrypt : Direction::Decrypt, q.unit0, data,
+                                size_t(q.nunits));
+    } catch (const Error& e) {
+      set_error(r, e.kind(), e.what());
+    } catch (const std::exception& e) {
+      set_error(r, ErrorKind::Io, e.what());
     }
-    finish(error);
+    r.agent_ns = uint64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - arrived).count());
+    send(sock, r);
+    std::lock_guard<std::mutex> lk(mu);
+    for (uint32_t id : {q.buffer, hashes ? q.hash_buffer : 0u}) {
+      auto bi = bufs.find(id);
+      if (id && bi != bufs.end()) --bi->second.in_use;
+    }
+    --in_flight;
+    cv.notify_all();
   }
 
   void handle(Request& q, int sock) {
