@@ -168,9 +168,12 @@ TEST_CASE("gpu agent hosting the GPU engine: XTS known answers, and every chain 
   }
 }
 
-TEST_CASE("gpu agent: every chain, both directions and re-encryption equal the CPU engine, callers at once", "[agent]") {
-  AgentProcess agent;
-  std::shared_ptr<XtsEngine> remote = agent.connect();
+namespace {
+
+// One caller per chain at once through `remote`, each on a shared buffer and on its own memory (staged): encrypt,
+// re-encrypt to another chain, decrypt, against the CPU engine. Returns what differed, per chain ("" = nothing).
+std::vector<std::string> callers_at_once(XtsEngine& engine) {
+  XtsEngine* remote = &engine;
   CpuEngine cpu(1);
   std::mt19937_64 rng(77);
   const auto& chains = all_chains();
@@ -211,9 +214,40 @@ TEST_CASE("gpu agent: every chain, both directions and re-encryption equal the C
     });
   }
   for (auto& t : callers) t.join();
-  for (size_t i = 0; i < chains.size(); ++i) {
-    INFO(chains[i].name);
+  return mismatches;
+}
+
+}  // namespace
+
+TEST_CASE("gpu agent: every chain, both directions and re-encryption equal the CPU engine, callers at once", "[agent]") {
+  AgentProcess agent;
+  const auto mismatches = callers_at_once(*agent.connect());
+  for (size_t i = 0; i < mismatches.size(); ++i) {
+    INFO(all_chains()[i].name);
     CHECK(mismatches[i].empty());
+  }
+}
+
+// The same on the agent that hosts the GPU engine, and on one whose 7th kernel launch fails: the GPU engine then
+// fails over to the CPU mid-way through the callers' requests, and every result must still be right.
+TEST_CASE("gpu agent hosting the GPU engine: callers at once equal the CPU engine, also after a failed launch",
+          "[agent][gpu]") {
+  for (const char* fail_at : {static_cast<const char*>(nullptr), "7"}) {
+    INFO("WARPVOL_GPU_FAIL_LAUNCH=" << (fail_at ? fail_at : "(unset)"));
+    wvtest::ScopedEnv inject("WARPVOL_GPU_FAIL_LAUNCH", fail_at);
+    AgentProcess agent(false);
+    if (!agent.started()) {
+      WARN("no CUDA device (or no GPU engine in this build): the agent hosting the GPU engine is not tested");
+      return;
+    }
+    const auto mismatches = callers_at_once(*agent.connect());
+    for (size_t i = 0; i < mismatches.size(); ++i) {
+      INFO(all_chains()[i].name);
+      CHECK(mismatches[i].empty());
+    }
+    const std::string status = status_text(agent.path());
+    INFO(status);
+    CHECK((status.find("failed over to the CPU") != std::string::npos) == (fail_at != nullptr));
   }
 }
 
