@@ -171,9 +171,8 @@ TEST_CASE("gpu agent hosting the GPU engine: XTS known answers, and every chain 
 namespace {
 
 // One caller per chain at once through `remote`, each on a shared buffer and on its own memory (staged): encrypt,
-// re-encrypt to another chain, decrypt, against the CPU engine. Returns what differed, per chain ("" = nothing).
-std::vector<std::string> callers_at_once(XtsEngine& engine) {
-  XtsEngine* remote = &engine;
+// re-encrypt to another chain, decrypt, against the CPU engine; checked per chain on the test's thread.
+void check_callers_at_once(XtsEngine& remote) {
   CpuEngine cpu(1);
   std::mt19937_64 rng(77);
   const auto& chains = all_chains();
@@ -191,41 +190,40 @@ std::vector<std::string> callers_at_once(XtsEngine& engine) {
       const std::vector<uint8_t>& plain = plains[i];
       const size_t n = plain.size() / kDataUnitSize;
       const uint64_t unit0 = 256 + 1000003 * i;
-      auto rk = remote->prepare(c, keys[i].data());
-      auto rk2 = remote->prepare(c2, keys2[i].data());
+      auto rk = remote.prepare(c, keys[i].data());
+      auto rk2 = remote.prepare(c2, keys2[i].data());
       auto ck = cpu.prepare(c, keys[i].data());
       auto ck2 = cpu.prepare(c2, keys2[i].data());
       std::vector<uint8_t> want = plain;
       cpu.process(*ck, Direction::Encrypt, unit0, want.data(), n);
       // Shared buffer (no copy between the processes) and the caller's memory (staged): both must match.
-      IoBuffer b = remote->io_buffer(plain.size());
+      IoBuffer b = remote.io_buffer(plain.size());
       std::memcpy(b.data(), plain.data(), plain.size());
-      remote->process(*rk, Direction::Encrypt, unit0, b.data(), n);
+      remote.process(*rk, Direction::Encrypt, unit0, b.data(), n);
       std::vector<uint8_t> staged = plain;
-      remote->process(*rk, Direction::Encrypt, unit0, staged.data(), n);
+      remote.process(*rk, Direction::Encrypt, unit0, staged.data(), n);
       if (std::memcmp(b.data(), want.data(), want.size()) != 0) mismatches[i] += " encrypt(shared)";
       if (staged != want) mismatches[i] += " encrypt(staged)";
       std::vector<uint8_t> want2 = want;
       cpu.reencrypt(*ck, *ck2, unit0, want2.data(), n);
-      remote->reencrypt(*rk, *rk2, unit0, b.data(), n);
+      remote.reencrypt(*rk, *rk2, unit0, b.data(), n);
       if (std::memcmp(b.data(), want2.data(), want2.size()) != 0) mismatches[i] += " reencrypt";
-      remote->process(*rk2, Direction::Decrypt, unit0, b.data(), n);
+      remote.process(*rk2, Direction::Decrypt, unit0, b.data(), n);
       if (std::memcmp(b.data(), plain.data(), plain.size()) != 0) mismatches[i] += " decrypt";
     });
   }
   for (auto& t : callers) t.join();
-  return mismatches;
+  for (size_t i = 0; i < chains.size(); ++i) {
+    INFO(chains[i].name);
+    CHECK(mismatches[i].empty());
+  }
 }
 
 }  // namespace
 
 TEST_CASE("gpu agent: every chain, both directions and re-encryption equal the CPU engine, callers at once", "[agent]") {
   AgentProcess agent;
-  const auto mismatches = callers_at_once(*agent.connect());
-  for (size_t i = 0; i < mismatches.size(); ++i) {
-    INFO(all_chains()[i].name);
-    CHECK(mismatches[i].empty());
-  }
+  check_callers_at_once(*agent.connect());
 }
 
 // The same on the agent that hosts the GPU engine, and on one whose 7th kernel launch fails: the GPU engine then
@@ -240,11 +238,7 @@ TEST_CASE("gpu agent hosting the GPU engine: callers at once equal the CPU engin
       WARN("no CUDA device (or no GPU engine in this build): the agent hosting the GPU engine is not tested");
       return;
     }
-    const auto mismatches = callers_at_once(*agent.connect());
-    for (size_t i = 0; i < mismatches.size(); ++i) {
-      INFO(all_chains()[i].name);
-      CHECK(mismatches[i].empty());
-    }
+    check_callers_at_once(*agent.connect());
     const std::string status = status_text(agent.path());
     INFO(status);
     CHECK((status.find("failed over to the CPU") != std::string::npos) == (fail_at != nullptr));
