@@ -152,12 +152,15 @@ std::unique_ptr<XtsEngine> make_local_gpu_engine(std::string& why_not) {
 }
 
 std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
-  auto cpu = std::make_shared<CpuEngine>(opt.cpu_threads);
-  if (opt.choice == EngineChoice::Cpu) return cpu;
+  // Made only where the job may use it: its threads are started in the constructor, and `--engine gpu` would
+  // start and join a core's worth of them for nothing.
+  std::shared_ptr<CpuEngine> made_cpu;
+  auto cpu = [&] { return made_cpu ? made_cpu : (made_cpu = std::make_shared<CpuEngine>(opt.cpu_threads)); };
+  if (opt.choice == EngineChoice::Cpu) return cpu();
   if (!gpu_factory() && !agent_reachable()) {
     if (opt.choice == EngineChoice::Gpu) throw Error(ErrorKind::Usage, "--engine gpu: this build has no CUDA engine");
     if (opt.verbose) opt.verbose("this build has no CUDA engine: using the CPU engine (which also runs TrueCrypt's legacy modes)");
-    return cpu;
+    return cpu();
   }
   if (opt.choice == EngineChoice::Auto && gpu_never_used(opt.chains)) {
     // A running agent: no engine to start, and the job may find the GPU the faster engine after all (above).
@@ -168,7 +171,7 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
           opt.verbose("engine auto: the GPU agent serves the job, so requests of 2 MiB and more may go to the GPU "
                       "although the crossover keeps these chains on the CPU; the job tries the GPU alone against "
                       "the GPU with the CPU and keeps the faster");
-        auto a = std::make_shared<AutoEngine>(cpu, std::move(r), crossover_with_agent(load_crossover()), opt.verbose);
+        auto a = std::make_shared<AutoEngine>(cpu(), std::move(r), crossover_with_agent(load_crossover()), opt.verbose);
         a->set_one_writer(opt.one_writer);
         return a;
       }
@@ -181,7 +184,7 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
                                                                  : std::string("built-in defaults")) +
                   "): the CPU engine runs the job and the GPU engine is not started");
     }
-    return cpu;
+    return cpu();
   }
   GpuStart start = take_gpu_start();
   const auto asked = std::chrono::steady_clock::now();
@@ -204,7 +207,7 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
     if (!gpu) {
       if (opt.choice == EngineChoice::Gpu) throw Error(ErrorKind::Usage, "--engine gpu: " + *start.why);
       if (opt.verbose) opt.verbose(*start.why + ": using the CPU engine (which also runs TrueCrypt's legacy modes)");
-      return cpu;
+      return cpu();
     }
     if (opt.choice == EngineChoice::Gpu) return gpu;
   }
@@ -218,7 +221,7 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
                 "ones, and all of them while the GPU engine is starting, to the CPU");
   }
   auto a = std::make_shared<AutoEngine>(
-      cpu, start.engine, agent_engine ? crossover_with_agent(load_crossover()) : load_crossover(), opt.verbose);
+      cpu(), start.engine, agent_engine ? crossover_with_agent(load_crossover()) : load_crossover(), opt.verbose);
   a->set_one_writer(opt.one_writer);
   return a;
 }
