@@ -195,8 +195,9 @@ for ((k = 0; k < batch_n; k++)); do rm -f "$dir/f$k"; done
 
 # ---- jobs ----
 gpu_usable() { "$1/warpvol" benchmark --engine gpu --xts-only --size 1M --min-time 0.01 --encryption aes > /dev/null 2>&1; }
-# wv BIN ARGS...: warpvol with the bench's credentials on stdin
-wv() { local bin=$1; shift; printf 'pw\n' | "$bin/warpvol" "$@" --password-stdin --pim 1 -q; }
+# wv BIN ARGS...: warpvol with the bench's credentials on stdin (a here-string: no process beside the job's own, whose
+# start would count in its wall time)
+wv() { local bin=$1; shift; "$bin/warpvol" "$@" --password-stdin --pim 1 -q <<< pw; }
 # timed LABEL BYTES COMMAND...: prints "wall user sys" of the command (stdout to /dev/null, stderr to $err)
 # (through the agent, user and sys include the agent's CPU time during the command)
 timed() {
@@ -302,7 +303,9 @@ print_row() {
   [ -n "$f" ] && pct="$(calc "100 * $g / $f")%"  # no floor: FLOORS left it out
   printf '%-15s %-28s %-10s %-10s %7s GB/s  %5s of %-32s %6s CPU-s/GB %s\n' "$job" "$chain" "$engine" "$name" \
     "$g" "$pct" "${row_fname[$i]} (${f:--})" "$c" "${row_note[$i]}"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$chain" "$engine" "$b" "$g" "$f" "${row_fname[$i]}" "$c" >> "$results"
+  # (the 9th column: each round's GB/s in order, for the round-by-round ratios below)
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$chain" "$engine" "$b" "$g" "$f" "${row_fname[$i]}" "$c" \
+    "${row_gbs[$i]# }" >> "$results"
 }
 vflag=(); [ -n "${VERBOSE:-}" ] && vflag=(--verbose)
 # engine_figure BUILD CHAIN ENGINE PATH: the engine's decrypt GB/s for the chain from `warpvol benchmark --json`
@@ -354,8 +357,7 @@ for chain in $chains; do
             nr=$readers ee=cpu; [ "$e" = cpu ] || nr=$gpu_readers ee=gpu
             fn="min(read x$nr, $ee engine)"; [ -n "${floor[$fn]:-}" ] || fn="read one file x$nr"
             add_row "$job" "$chain" "$e" "$b" "$data" "$fn" \
-              bash -c 'printf "pw\n" | "$0/warpvol" export "$1" - --password-stdin --pim 1 -q --hash sha512 --encryption "$2" "${@:3}" > /dev/null' \
-              "$b" "$dir/v.hc" "$chain" "${o[@]}" ;;
+              wv "$b" export "$dir/v.hc" - --hash sha512 --encryption "$chain" "${o[@]}" ;;  # (timed: stdout to /dev/null)
           export_file)
             clean="$dir/out.raw" add_row "$job" "$chain" "$e" "$b" "$data" "copy into a new file x1" \
               wv "$b" export "$dir/v.hc" "$dir/out.raw" --hash sha512 --encryption "$chain" "${o[@]}" ;;
@@ -387,15 +389,34 @@ for chain in $chains; do
   rm -f "$dir"/b*.hc
 done
 
-# auto against the better of cpu and gpu, per job, chain and build
+# auto against the better of cpu and gpu, per job, chain and build: the ratio of the medians, and with several rounds
+# the median of the rounds' own ratios (auto's run against the better of the cpu and gpu runs of the same round, which
+# ran beside it): a host whose speed drifts from round to round moves the medians apart, not the rounds' ratios.
 echo
 echo "auto / best of (cpu, gpu):"
-awk -F'\t' '$5 == "FAILED" { next } { k = $1 " " $2 " " $4; v[k, $3] = $5; keys[k] = 1 }
-  END { for (k in keys) if ((k, "auto") in v && (k, "gpu") in v) {
-          best = v[k, "cpu"] > v[k, "gpu"] ? v[k, "cpu"] : v[k, "gpu"];
-          printf "  %-60s auto %6.2f, best %6.2f: %5.1f%%%s\n", k, v[k, "auto"], best, 100 * v[k, "auto"] / best,
-                 (v[k, "auto"] < 0.95 * best) ? "  (more than 5% below)" : "" }
-        for (k in keys) if ((k, "auto+agent") in v && (k, "gpu+agent") in v) {
-          best = v[k, "cpu"] > v[k, "gpu+agent"] ? v[k, "cpu"] : v[k, "gpu+agent"];
-          printf "  %-60s auto+agent %6.2f, best of cpu and gpu+agent %6.2f: %5.1f%%%s\n", k, v[k, "auto+agent"], best,
-                 100 * v[k, "auto+agent"] / best, (v[k, "auto+agent"] < 0.95 * best) ? "  (more than 5% below)" : "" } }' "$results" | sort
+awk -F'\t' '
+  function median(a, n,   i, j, t) {
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  function compare(k, a, g, label,   best, n, na, nc, ng, i, x, rs, ra, rc, rg, paired, pct, shown) {
+    best = v[k, "cpu"] > v[k, g] ? v[k, "cpu"] : v[k, g]
+    pct = 100 * v[k, a] / best
+    na = split(runs[k, a], ra, " "); nc = split(runs[k, "cpu"], rc, " "); ng = split(runs[k, g], rg, " ")
+    n = na < ng ? na : ng
+    if ((k, "cpu") in v && nc < n) n = nc
+    shown = ""
+    if (n >= 2) {
+      for (i = 1; i <= n; i++) { x = rc[i] + 0 > rg[i] + 0 ? rc[i] : rg[i]; rs[i] = 100 * ra[i] / x }
+      paired = median(rs, n)
+      shown = sprintf("; round by round %5.1f%% (median of %d)", paired, n)
+      pct = paired
+    }
+    printf "  %-60s %s %6.2f, %s %6.2f: %5.1f%%%s%s\n", k, a, v[k, a], label, best, 100 * v[k, a] / best, shown,
+           pct < 95 ? "  (more than 5% below)" : ""
+  }
+  $5 == "FAILED" { next }
+  { k = $1 " " $2 " " $4; v[k, $3] = $5; runs[k, $3] = $9; keys[k] = 1 }
+  END { for (k in keys) if ((k, "auto") in v && (k, "gpu") in v) compare(k, "auto", "gpu", "best")
+        for (k in keys) if ((k, "auto+agent") in v && (k, "gpu+agent") in v)
+          compare(k, "auto+agent", "gpu+agent", "best of cpu and gpu+agent") }' "$results" | sort

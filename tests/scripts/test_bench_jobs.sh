@@ -27,4 +27,7 @@ done
 beside=$(grep -c "^  beside these rows: " "$T/out")
 [ "$beside" -ge 7 ] || fail "expected a floor beside each job's rows, got $beside: $(cat "$T/out")"
 awk -F'\t' '$5 != "FAILED" && $6 == "" { bad = 1 } END { exit bad }' "$T/r.tsv" || fail "a row without its floor: $(cat "$T/r.tsv")"
-echo "ok: $rows rows, $beside floors beside them"
+# auto against the better engine, per job: with two rounds, the rounds' own ratios too.
+paired=$(grep -c "auto+agent .*round by round .*(median of 2)" "$T/out")
+[ "$paired" -eq 7 ] || fail "expected 7 auto lines with round-by-round ratios, got $paired: $(sed -n '/^auto \//,$p' "$T/out")"
+echo "ok: $rows rows, $beside floors beside them, $paired auto comparisons round by round"
