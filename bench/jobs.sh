@@ -16,24 +16,25 @@
 #   DIR     folder for the containers (default /dev/shm)
 #   SIZE    container size (default 1G)
 #   CHAINS  space-separated chains (default "aes serpent twofish aes-twofish-serpent kuznyechik-serpent-camellia")
-# Environment: ENGINES (default "cpu gpu auto" when the binary has a usable GPU engine, else "cpu auto"; AGENT=1
-#   adds "gpu+agent auto+agent": --engine gpu / auto while `warpvol gpu-agent` runs, started by this script with its
-#   own socket, each row after one untimed run of the same command so that the agent's buffers exist, as they do for
-#   a command that follows others; the other rows run with WARPVOL_GPU_AGENT=off),
-#   JOBS (default "export_null export_file create import reenc_checksum reenc_journal batch"), STREAMS (floors'
-#   stream counts, default "1 4 N" with N = min(cores, 16)), BATCH_N (8), BATCH_SIZE (1G), READERS and
+# Environment: ENGINES (default "cpu gpu auto" when the binary has a usable GPU engine, else "cpu auto"; AGENT=1 adds
+#   "gpu+agent auto+agent": --engine gpu / auto while `warpvol gpu-agent` runs, started by this script with its own
+#   socket, each row after one untimed run of the same command so that the agent's buffers exist, as they do for a
+#   command that follows others; the other rows run with WARPVOL_GPU_AGENT=off), JOBS (default "export_null export_file
+#   create import reenc_checksum reenc_journal batch"), STREAMS (floors' stream counts, default "1 4 N" with N =
+#   min(cores, 16); the read floor also with READERS and GPU_READERS), BATCH_N (8), BATCH_SIZE (1G), READERS and
 #   GPU_READERS (readers of one export on the CPU engine and on the GPU or auto, for its floor; default as the export
-#   path: one per 4 cores, 2..8, and twice that up to 16), ROUNDS (runs per figure, median, default 1; the engines
-#   of one job and build run in turn, round by round, so that a drifting machine hits them alike), VERBOSE=1 (what
-#   auto did, from --verbose), FLOORS (which floors to measure, default "read write copy rewrite files"; a job whose
-#   floor is left out gets no ratio), LOGS (a folder: each timed run's stderr is kept there as
-#   JOB.CHAIN.ENGINE.BUILD.rROUND.txt, with VERBOSE=1 the stage summaries of --verbose), AGENT_BUILD (a folder:
-#   its agent serves the +agent rows of every build, which then alternate without restarting it: builds that are
-#   one binary with different settings), BESIDE (default 1: each job's floor is measured again beside its rows, in
-#   the same rotation -- floor, cpu, gpu, auto, floor, ... -- where FLOORS names its kind, and the ratio is to the
-#   median of those runs, so that a host whose speed drifts during the run (other tenants' memory traffic) is
-#   compared with itself; 0: the ratio is to the floors measured at the start).
-# Output: a table on stdout; rows also in $RESULTS (TSV) when set.
+#   path: one per 4 cores, 2..8, and twice that up to 16), ROUNDS (runs per figure, median, default 1; the engines of
+#   one job and build run in turn, round by round, so that a drifting machine hits them alike), VERBOSE=1 (what auto
+#   did, from --verbose), FLOORS (which floors to measure, default "read write copy rewrite files"; a job whose floor is
+#   left out gets no ratio), LOGS (a folder: each timed run's stderr is kept there as JOB.CHAIN.ENGINE.BUILD.rROUND.txt,
+#   with VERBOSE=1 the stage summaries of --verbose), AGENT_BUILD (a folder: its agent serves the +agent rows of every
+#   build, which then alternate without restarting it: builds that are one binary with different settings), BESIDE
+#   (default 1: each job's floor is measured again beside its rows, in the same rotation -- floor, cpu, gpu, auto,
+#   floor, ... -- where FLOORS names its kind, and the ratio is to the median of those runs, so that a host whose speed
+#   drifts during the run (other tenants' memory traffic) is compared with itself; 0: the ratio is to the floors
+#   measured at the start).
+# Output: a table on stdout, then auto against the better engine per job; rows also in $RESULTS (TSV, the 9th column
+#   each round's GB/s) when set.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 IFS=: read -ra builds <<< "${1:-$root/build}"
@@ -50,7 +51,12 @@ w=$(( ncores / 4 )); w=$(( w < 2 ? 2 : (w > 8 ? 8 : w) ))
 readers=${READERS:-$w}
 # Jobs on the GPU engine read with twice as many (core/job/stream.h: default_stream_workers).
 gpu_readers=${GPU_READERS:-$(( 2 * w < 16 ? 2 * w : (w > 16 ? w : 16) ))}
-for n in "$readers" "$gpu_readers"; do case " $streams " in *" $n "*) ;; *) streams="$streams $n" ;; esac; done
+# The read floor also with the exports' reader counts (their floor); the other floors with STREAMS alone: 8 GiB
+# written or rewritten once more per count and round would be time no ratio uses.
+read_streams=$streams
+for n in "$readers" "$gpu_readers"; do
+  case " $read_streams " in *" $n "*) ;; *) read_streams="$read_streams $n" ;; esac
+done
 rounds=${ROUNDS:-1}
 jobs=${JOBS:-"export_null export_file create import reenc_checksum reenc_journal batch"}
 
@@ -180,8 +186,9 @@ floor_once() {
 floors=" ${FLOORS:-read write copy rewrite files} "
 has_floor() { [ "${floors#* $1 }" != "$floors" ]; }
 echo "floors (dd, 8 MiB blocks; N streams each on its own range):"
-for n in $streams; do
+for n in $read_streams; do
   if has_floor read; then floor_run "read one file x$n" "$data" streams_one_file read "$n"; fi
+  case " $streams " in *" $n "*) ;; *) continue ;; esac
   if has_floor write; then rm -f "$dir/new"; floor_run "write a new file x$n" "$size" streams_one_file write "$n"; fi
   if has_floor copy; then rm -f "$dir/new"; floor_run "copy into a new file x$n" "$data" streams_one_file copy "$n"; fi
   if has_floor rewrite; then rm -f "$dir/new"; floor_run "rewrite one file in place x$n" "$data" streams_one_file rewrite "$n"; fi

@@ -171,7 +171,8 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
           opt.verbose("engine auto: the GPU agent serves the job, so requests of 2 MiB and more may go to the GPU "
                       "although the crossover keeps these chains on the CPU; the job tries the GPU alone against "
                       "the GPU with the CPU and keeps the faster");
-        auto a = std::make_shared<AutoEngine>(cpu(), std::move(r), crossover_with_agent(load_crossover()), opt.verbose);
+        auto a =
+            std::make_shared<AutoEngine>(cpu(), std::move(r), crossover_with_agent(load_crossover()), opt.verbose);
         a->set_one_writer(opt.one_writer);
         return a;
       }
