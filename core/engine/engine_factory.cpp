@@ -153,9 +153,8 @@ std::unique_ptr<XtsEngine> make_local_gpu_engine(std::string& why_not) {
 
 std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
   // Made only where the job may use it: its threads are started in the constructor, and `--engine gpu` would
-  // start and join a core's worth of them for nothing.
-  std::shared_ptr<CpuEngine> made_cpu;
-  auto cpu = [&] { return made_cpu ? made_cpu : (made_cpu = std::make_shared<CpuEngine>(opt.cpu_threads)); };
+  // start and join a core's worth of them for nothing. Each path below makes it at most once.
+  auto cpu = [&] { return std::make_shared<CpuEngine>(opt.cpu_threads); };
   if (opt.choice == EngineChoice::Cpu) return cpu();
   if (!gpu_factory() && !agent_reachable()) {
     if (opt.choice == EngineChoice::Gpu) throw Error(ErrorKind::Usage, "--engine gpu: this build has no CUDA engine");
