@@ -83,10 +83,13 @@ std::vector<uint32_t> build_source_tables() {
   std::memcpy(&s[src::kAesTd], T.aes_td, sizeof T.aes_td);
   std::memcpy(&s[src::kAesIsb], T.aes_isb, sizeof T.aes_isb);
   std::memcpy(&s[src::kCamSp], T.cam_sp, sizeof T.cam_sp);
-  std::memcpy(&s[src::kKuzT], T.kuz_t, sizeof T.kuz_t);
-  std::memcpy(&s[src::kKuzTi], T.kuz_ti, sizeof T.kuz_ti);
+  for (unsigned i = 0; i < 16; ++i)
+    for (unsigned x = 0; x < 256; ++x) {
+      std::memcpy(&s[src::kKuzT + src::kuz_row_word(i, x)], T.kuz_t[i][x], sizeof T.kuz_t[i][x]);
+      std::memcpy(&s[src::kKuzTi + src::kuz_row_word(i, x)], T.kuz_ti[i][x], sizeof T.kuz_ti[i][x]);
+    }
   for (int b = 0; b < 256; ++b) {
-    s[src::kKuzS16 + b] = uint32_t(T.kuz_pi[b]) << 4;
+    s[src::kKuzS8 + b] = uint32_t(T.kuz_pi[b]) << 8;
     s[src::kKuzSi + b] = uint32_t(T.kuz_pi_inv[b]) * 0x01010101u;
   }
   return s;

@@ -31,11 +31,14 @@ constexpr unsigned kAesTe = 0;           // 4 x 256
 constexpr unsigned kAesTd = 1024;        // 4 x 256
 constexpr unsigned kAesIsb = 2048;       // 256: InvS * 0x01010101
 constexpr unsigned kCamSp = 2304;        // 4 x 256
-constexpr unsigned kKuzT = 3328;         // 16 x 256 x 4
+constexpr unsigned kKuzT = 3328;         // 256 rows x 16 tables x 4 (kuz_row_word)
 constexpr unsigned kKuzTi = 3328 + 16384;
-constexpr unsigned kKuzS16 = 3328 + 32768;  // 256: S[b] << 4
-constexpr unsigned kKuzSi = kKuzS16 + 256;  // 256: S^-1[b] * 0x01010101
+constexpr unsigned kKuzS8 = 3328 + 32768;  // 256: S[b] << 8
+constexpr unsigned kKuzSi = kKuzS8 + 256;  // 256: S^-1[b] * 0x01010101
 constexpr unsigned kWords = kKuzSi + 256;
+// Word 0 of Kuznyechik table I's entry x in kKuzT / kKuzTi: row x holds tables 0..15 in turn, so that table I lies
+// in the same bank quad (I & 7) of every row (gpu/xts_device.cuh, kuz_acc).
+constexpr unsigned kuz_row_word(unsigned table, unsigned x) { return (x * 16 + table) * 4; }
 }  // namespace src
 
 // The key-independent tables in the src:: layout (host copy; the engine uploads it once).

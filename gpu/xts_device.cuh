@@ -83,9 +83,9 @@ enum Group : int {
   G_TD = 1,    // AES decryption T-tables (4)
   G_ISB = 2,   // AES inverse S-box (1 table)
   G_CAM = 3,   // Camellia SP tables (4)
-  G_KT = 4,    // Kuznyechik LS tables (16 x 256 x 16 bytes)
-  G_KTI = 5,   // Kuznyechik L^-1 S^-1 tables
-  G_KS16 = 6,  // Kuznyechik S << 4 (1 table, plain)
+  G_KT = 4,    // Kuznyechik LS tables (16 x 256 x 16 bytes, interleaved: kuz_look)
+  G_KTI = 5,   // Kuznyechik L^-1 S^-1 tables (the same layout)
+  G_KS8 = 6,   // Kuznyechik S << 8 (1 table, plain)
   G_KSI = 7,   // Kuznyechik S^-1 (1 table, plain)
   G_TF = 8,    // Twofish layer l: data key tables at G_TF + 2l, tweak key tables at G_TF + 2l + 1
   G_COUNT = G_TF + 2 * kMaxLayers
@@ -106,7 +106,7 @@ __host__ __device__ constexpr unsigned group_bytes(int g, int R) {
   if (group_is4(g)) return R == 32 ? 131072u : R == 16 ? 65536u : 4096u;
   if (group_is1(g)) return R == 32 ? 32768u : R == 16 ? 16384u : 1024u;
   if (g == G_KT || g == G_KTI) return 65536u;
-  return 1024u;  // G_KS16, G_KSI
+  return 1024u;  // G_KS8, G_KSI
 }
 __host__ __device__ constexpr double conflict_factor(int R) { return R == 32 ? 1.0 : R == 16 ? 2.0 : 3.5; }
 
@@ -145,7 +145,7 @@ struct PlanOf<Layers<L...>, MaxR> {
           break;
         case Cid::Kuznyechik:
           p.R[G_KT] = 1;
-          if (!es[l]) p.R[G_KTI] = p.R[G_KS16] = p.R[G_KSI] = 1;
+          if (!es[l]) p.R[G_KTI] = p.R[G_KS8] = p.R[G_KSI] = 1;
           break;
         case Cid::Serpent:
           break;
@@ -234,19 +234,6 @@ __device__ __forceinline__ uint32_t look1(uint32_t x, const Lane& ln) {
     a = idx << 2;
   return *reinterpret_cast<const uint32_t*>(wv_smem + OFF + a);
 }
-// Kuznyechik: 16-byte entry of table I (0..15) at byte I of the state; w = word I/4 of the state.
-template <class PL, int G, int I>
-__device__ __forceinline__ uint4 look16(uint32_t w) {
-  constexpr unsigned OFF = PL::plan.off[G];
-  const uint32_t a = ((w >> (8 * (I & 3))) & 255u) << 4;
-  return *reinterpret_cast<const uint4*>(wv_smem + OFF + I * 4096 + a);
-}
-template <class PL, int G, int I>
-__device__ __forceinline__ uint4 look16_at(uint32_t byte_offset) {
-  constexpr unsigned OFF = PL::plan.off[G];
-  return *reinterpret_cast<const uint4*>(wv_smem + OFF + I * 4096 + byte_offset);
-}
-
 // The source word of word i of a replicated group (R = 16 or 32): runs of R equal words.
 template <int G, int R>
 __device__ __forceinline__ unsigned replica_source(unsigned i) {
@@ -518,44 +505,74 @@ __device__ __forceinline__ uint4 cam_crypt(uint4 in, const uint32_t* __restrict_
 }
 
 // ------------------------------------------------------------------ Kuznyechik
-template <class PL, int G, int I = 0>
-__device__ __forceinline__ void kuz_acc(uint4& acc, uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3) {
-  if constexpr (I < 16) {
-    const uint32_t w = (I < 4) ? w0 : (I < 8) ? w1 : (I < 12) ? w2 : w3;
-    const uint4 v = look16<PL, G, I>(w);
-    acc = acc ^ v;
-    kuz_acc<PL, G, I + 1>(acc, w0, w1, w2, w3);
-  }
+// A round is 16 lookups of 16-byte entries, one per table I (0..15) at byte I of the state: shared-memory bound. A
+// warp's 16-byte load takes at least 4 wavefronts, 8 lanes each, one per quad of banks (the 16-byte columns of a
+// 128-byte row); lanes of a quarter-warp on the same quad take one wavefront each. Were every lane to read one table
+// at a random entry, the busiest of the 8 quads would have 2.6 of the 8 lanes on average (balls into bins), and a
+// load would take 2.6 times its minimum. So the tables are interleaved, row x = [T0[x] .. T15[x]] (256 bytes), which puts table I in
+// quad I & 7 of every row, and at its j-th load of each half of the round (h = 0: tables 0..7, 1: 8..15) lane l
+// reads table ((l ^ j) & 7) + 8h: the 8 lanes of a quarter-warp read 8 different quads whatever their bytes. The XOR
+// of a round's 16 entries does not depend on the order in which a lane reads them.
+struct KuzQuads {
+  uint32_t q;  // (lane & 7) << 4
+  __device__ __forceinline__ explicit KuzQuads(const Lane& ln) : q((ln.sel32 << 2) & 0x70u) {}
+  // The quad of the lane's j-th load in a half, << 4: also the PRMT selector that moves byte ((l ^ j) & 7) of
+  // {w1:w0} (or {w3:w2}) into bits 8..15, where it indexes the 256-byte rows. (One XOR per load rather than eight
+  // registers held through the rounds: the cascades' kernels are short of registers.)
+  __device__ __forceinline__ uint32_t s(int j) const { return q ^ (uint32_t(j) << 4); }
+};
+// The byte offset in the interleaved tables of entry x (bits 8..15 of t) in quad s: x * 256 + s.
+__device__ __forceinline__ uint32_t kuz_row(uint32_t t, uint32_t s) { return (t & 0xff00u) | s; }
+template <class PL, int G>
+__device__ __forceinline__ uint4 kuz_look(int h, uint32_t at) {
+  return *reinterpret_cast<const uint4*>(wv_smem + PL::plan.off[G] + h * 128 + at);
+}
+// acc ^= every table of group G at its byte of the state (w0..w3).
+template <class PL, int G>
+__device__ __forceinline__ void kuz_acc(uint4& acc, uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3,
+                                        const KuzQuads& q) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const uint32_t t = __byte_perm(h ? w2 : w0, h ? w3 : w1, q.s(j));
+      acc = acc ^ kuz_look<PL, G>(h, kuz_row(t, q.s(j)));
+    }
 }
 template <class PL>
-__device__ __forceinline__ uint4 kuz_enc(uint4 x, const uint32_t* __restrict__ k) {
+__device__ __forceinline__ uint4 kuz_enc(uint4 x, const uint32_t* __restrict__ k, const Lane& ln) {
+  const KuzQuads q(ln);
 #pragma unroll
   for (int r = 0; r < 9; ++r) {
-    const uint32_t w0 = x.x ^ k[4 * r], w1 = x.y ^ k[4 * r + 1], w2 = x.z ^ k[4 * r + 2], w3 = x.w ^ k[4 * r + 3];
-    uint4 acc = look16<PL, G_KT, 0>(w0);
-    kuz_acc<PL, G_KT, 1>(acc, w0, w1, w2, w3);
+    uint4 acc = make_uint4(0, 0, 0, 0);
+    kuz_acc<PL, G_KT>(acc, x.x ^ k[4 * r], x.y ^ k[4 * r + 1], x.z ^ k[4 * r + 2], x.w ^ k[4 * r + 3], q);
     x = acc;
   }
   return make_uint4(x.x ^ k[36], x.y ^ k[37], x.z ^ k[38], x.w ^ k[39]);
 }
-template <class PL, int I = 0>
+// The first decryption round: acc ^= L^-1 S^-1 table I at S[byte I], i.e. L^-1 of the state's byte I alone.
+template <class PL>
 __device__ __forceinline__ void kuz_acc_s(uint4& acc, uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3,
-                                          const Lane& ln) {
-  if constexpr (I < 16) {
-    const uint32_t w = (I < 4) ? w0 : (I < 8) ? w1 : (I < 12) ? w2 : w3;
-    const uint32_t off = look1<PL, G_KS16, I & 3>(w, ln);  // S[b] << 4
-    acc = acc ^ look16_at<PL, G_KTI, I>(off);
-    kuz_acc_s<PL, I + 1>(acc, w0, w1, w2, w3, ln);
-  }
+                                          const KuzQuads& q) {
+  constexpr unsigned KS = PL::plan.off[G_KS8];
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const uint32_t t = __byte_perm(h ? w2 : w0, h ? w3 : w1, q.s(j));
+      const uint32_t s8 = *reinterpret_cast<const uint32_t*>(wv_smem + KS + ((t >> 6) & 0x3fcu));  // S[b] << 8
+      acc = acc ^ kuz_look<PL, G_KTI>(h, s8 | q.s(j));
+    }
 }
 template <class PL>
 __device__ __forceinline__ uint4 kuz_dec(uint4 x, const uint32_t* __restrict__ k, const Lane& ln) {
+  const KuzQuads q(ln);
   uint4 y = make_uint4(0, 0, 0, 0);
-  kuz_acc_s<PL>(y, x.x ^ k[0], x.y ^ k[1], x.z ^ k[2], x.w ^ k[3], ln);
+  kuz_acc_s<PL>(y, x.x ^ k[0], x.y ^ k[1], x.z ^ k[2], x.w ^ k[3], q);
 #pragma unroll
   for (int r = 1; r <= 8; ++r) {
     uint4 acc = make_uint4(k[4 * r], k[4 * r + 1], k[4 * r + 2], k[4 * r + 3]);
-    kuz_acc<PL, G_KTI, 0>(acc, y.x, y.y, y.z, y.w);
+    kuz_acc<PL, G_KTI>(acc, y.x, y.y, y.z, y.w, q);
     y = acc;
   }
   uint4 o;
@@ -586,7 +603,7 @@ __device__ __forceinline__ uint4 layer_crypt(uint4 x, const LayerKey& key, const
   } else if constexpr (L::cipher == Cid::Camellia) {
     return cam_crypt<PL>(x, key.k1, ln);
   } else {
-    if constexpr (L::enc) return kuz_enc<PL>(x, key.k1);
+    if constexpr (L::enc) return kuz_enc<PL>(x, key.k1, ln);
     else return kuz_dec<PL>(x, key.k1, ln);
   }
 }
@@ -597,7 +614,7 @@ __device__ __forceinline__ uint4 layer_tweak(uint4 x, const LayerKey& key, const
   else if constexpr (L::cipher == Cid::Serpent) return serpent_enc(x, key.k2);
   else if constexpr (L::cipher == Cid::Twofish) return tf_enc<PL, G_TF + 2 * Idx + 1>(x, key.k2, ln);
   else if constexpr (L::cipher == Cid::Camellia) return cam_crypt<PL>(x, key.k2, ln);
-  else return kuz_enc<PL>(x, key.k2);
+  else return kuz_enc<PL>(x, key.k2, ln);
 }
 
 template <class PL, class L, int Idx>
@@ -615,7 +632,7 @@ __device__ __forceinline__ void fill_common(const uint32_t* __restrict__ tabs) {
   if constexpr (PL::plan.R[G_CAM] != 0) fill_group<PL, G_CAM>(tabs + src::kCamSp);
   if constexpr (PL::plan.R[G_KT] != 0) fill_group<PL, G_KT>(tabs + src::kKuzT);
   if constexpr (PL::plan.R[G_KTI] != 0) fill_group<PL, G_KTI>(tabs + src::kKuzTi);
-  if constexpr (PL::plan.R[G_KS16] != 0) fill_group<PL, G_KS16>(tabs + src::kKuzS16);
+  if constexpr (PL::plan.R[G_KS8] != 0) fill_group<PL, G_KS8>(tabs + src::kKuzS8);
   if constexpr (PL::plan.R[G_KSI] != 0) fill_group<PL, G_KSI>(tabs + src::kKuzSi);
 }
 
