@@ -509,10 +509,10 @@ __device__ __forceinline__ uint4 cam_crypt(uint4 in, const uint32_t* __restrict_
 // warp's 16-byte load takes at least 4 wavefronts, 8 lanes each, one per quad of banks (the 16-byte columns of a
 // 128-byte row); lanes of a quarter-warp on the same quad take one wavefront each. Were every lane to read one table
 // at a random entry, the busiest of the 8 quads would have 2.6 of the 8 lanes on average (balls into bins), and a
-// load would take 2.6 times its minimum. So the tables are interleaved, row x = [T0[x] .. T15[x]] (256 bytes), which puts table I in
-// quad I & 7 of every row, and at its j-th load of each half of the round (h = 0: tables 0..7, 1: 8..15) lane l
-// reads table ((l ^ j) & 7) + 8h: the 8 lanes of a quarter-warp read 8 different quads whatever their bytes. The XOR
-// of a round's 16 entries does not depend on the order in which a lane reads them.
+// load would take 2.6 times its minimum. So the tables are interleaved, row x = [T0[x] .. T15[x]] (256 bytes),
+// which puts table I in quad I & 7 of every row, and at its j-th load of each half of the round (h = 0: tables
+// 0..7, 1: 8..15) lane l reads table ((l ^ j) & 7) + 8h: the 8 lanes of a quarter-warp read 8 different quads
+// whatever their bytes. The XOR of a round's 16 entries does not depend on the order in which a lane reads them.
 struct KuzQuads {
   uint32_t q;  // (lane & 7) << 4
   __device__ __forceinline__ explicit KuzQuads(const Lane& ln) : q((ln.sel32 << 2) & 0x70u) {}
