@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <condition_variable>
 #include <exception>
 #include <mutex>
 #include <semaphore>
@@ -161,26 +160,50 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
     b = IoBuffer();
   };
 
-  std::mutex mu;
-  std::condition_variable cv;
-  uint64_t next = 0;      // next chunk to claim
-  uint64_t consumed = 0;  // ordered: chunks the sink took (slot of chunk k is free once k - nslots was consumed)
-  uint64_t done_bytes = 0;  // under progress_mu
-  std::vector<int64_t> ready(nslots, -1);  // ordered: chunk held ready in the slot
-  bool abort = false;
+  // The ordered ring hands each slot over on atomics of its own (futexes): a chunk made ready wakes the sink alone,
+  // and a slot the sink freed wakes only the worker waiting for it. One lock and condition variable for all of it
+  // woke every waiting worker at each step, and the sink, the stream's one serial stage, then queued for the lock
+  // behind them: with tens of workers it spent most of the stream there (docs/perf/design-figures.md, "Jobs").
+  // Chunk k is slot k % nslots in round k / nslots. turn[s]: the round whose chunk may fill slot s; filled[s]: 1 +
+  // the round of the chunk ready in it (0: none yet). kStopped in either: the stream stops (an error, a cancel).
+  constexpr uint32_t kStopped = UINT32_MAX;
+  const bool ring = opt.ordered;
+  std::vector<std::atomic<uint32_t>> turn(ring ? nslots : 0), filled(ring ? nslots : 0);
+  std::atomic<uint64_t> next{0};  // next chunk to claim
+  std::atomic<bool> abort{false};
+  std::mutex error_mu;
   std::exception_ptr error;
-  // Engine calls at once: reads go on in parallel, the engine gets as many callers as add throughput.
-  unsigned engine_busy = 0;
-  std::condition_variable engine_cv;
   auto fail = [&](std::exception_ptr e) {
-    std::lock_guard<std::mutex> lk(mu);
-    if (!error) error = e;
+    {
+      std::lock_guard<std::mutex> lk(error_mu);
+      if (!error) error = e;
+    }
     abort = true;
-    cv.notify_all();
+    for (size_t i = 0; i < turn.size(); ++i) {
+      turn[i] = kStopped;
+      turn[i].notify_all();
+      filled[i] = kStopped;
+      filled[i].notify_all();
+    }
   };
+  // Waits until a holds want; false when the stream stopped. (fail() changes every value it could wait on, so a
+  // wait that begins after its notify returns at once.)
+  auto await = [&](std::atomic<uint32_t>& a, uint32_t want) {
+    for (uint32_t v = a.load(std::memory_order_acquire);; v = a.load(std::memory_order_acquire)) {
+      if (v == want) return true;
+      if (v == kStopped || abort) return false;
+      a.wait(v, std::memory_order_acquire);
+    }
+  };
+  // Moves a from `from` to `to` unless the stream stopped meanwhile (kStopped stays), and wakes its waiters.
+  auto advance = [](std::atomic<uint32_t>& a, uint32_t from, uint32_t to) {
+    if (a.compare_exchange_strong(from, to, std::memory_order_acq_rel)) a.notify_all();
+  };
+  Slots engine_gate(std::min<ptrdiff_t>(engine_slots, Slots::max()));
   // Unordered sinks report from their workers: the count and its delivery under one lock, so that a reader of
   // the progress (--progress-json) never sees bytes_done fall from one update to the next.
   std::mutex progress_mu;
+  uint64_t done_bytes = 0;  // under progress_mu
   auto report = [&](size_t len) {
     if (!opt.progress) return;
     std::lock_guard<std::mutex> lk(progress_mu);
@@ -193,19 +216,12 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
   auto worker = [&](unsigned w) {
     try {
       for (;;) {
-        uint64_t k;
         auto t = Clock::now();
-        {
-          std::unique_lock<std::mutex> lk(mu);
-          if (opt.ordered && !region)
-            cv.wait(lk, [&] { return abort || next >= nchunks || next < consumed + nslots; });
-          if (abort || next >= nchunks) {
-            lk.unlock();
-            StageTimes::add(times.ring_wait, t);  // (a worker may have waited the last chunks' whole time)
-            if (!opt.ordered && !region) retire(w);  // its own buffer: no chunk is left for it
-            return;
-          }
-          k = next++;
+        const uint64_t k = next.fetch_add(1);
+        if (abort || k >= nchunks || (ring && !await(turn[k % nslots], uint32_t(k / nslots)))) {
+          StageTimes::add(times.ring_wait, t);  // (a worker may have waited the last chunks' whole time)
+          if (!ring && !region) retire(w);      // its own buffer: no chunk is left for it
+          return;
         }
         StageTimes::add(times.ring_wait, t);
         if (opt.cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
@@ -222,32 +238,15 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
         StageTimes::add(times.read, t);
         if (engine) {
           t = Clock::now();
-          {
-            std::unique_lock<std::mutex> lk(mu);
-            engine_cv.wait(lk, [&] { return engine_busy < engine_slots; });
-            ++engine_busy;
-          }
+          const Hold calling(&engine_gate);
           StageTimes::add(times.engine_wait, t);
           t = Clock::now();
-          struct Release {
-            std::mutex& mu;
-            unsigned& busy;
-            std::condition_variable& cv;
-            ~Release() {
-              {
-                std::lock_guard<std::mutex> lk(mu);
-                --busy;
-              }
-              cv.notify_one();
-            }
-          } release{mu, engine_busy, engine_cv};
           transform.fn(pos, buf, len);
           StageTimes::add(times.engine, t);
         }
-        if (opt.ordered) {
-          std::lock_guard<std::mutex> lk(mu);
-          ready[size_t(k % nslots)] = int64_t(k);
-          cv.notify_all();
+        if (ring) {
+          const uint32_t round = uint32_t(k / nslots);
+          advance(filled[k % nslots], round, round + 1);
         } else {
           t = Clock::now();
           {
@@ -270,16 +269,13 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
   } catch (...) {
     fail(std::current_exception());
   }
-  if (opt.ordered) {
+  if (ring) {
     try {
       for (uint64_t k = 0; k < nchunks; ++k) {
         const size_t slot = size_t(k % nslots);
+        const uint32_t round = uint32_t(k / nslots);
         auto t = Clock::now();
-        {
-          std::unique_lock<std::mutex> lk(mu);
-          cv.wait(lk, [&] { return abort || ready[slot] == int64_t(k); });
-          if (abort) break;
-        }
+        if (!await(filled[slot], round + 1)) break;
         StageTimes::add(times.sink_wait, t);
         t = Clock::now();
         if (opt.cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
@@ -289,12 +285,7 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
         StageTimes::add(times.sink, t);
         report(len);
         if (k + nslots >= nchunks) retire(slot);  // no later chunk comes to this slot
-        {
-          std::lock_guard<std::mutex> lk(mu);
-          ready[slot] = -1;
-          consumed = k + 1;
-        }
-        cv.notify_all();
+        advance(turn[slot], round, round + 1);
       }
     } catch (...) {
       fail(std::current_exception());
