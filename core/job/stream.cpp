@@ -7,12 +7,12 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
-#include <semaphore>
 #include <thread>
 #include <vector>
 
 #include "core/util/env.h"
 #include "core/util/error.h"
+#include "core/util/futex.h"
 #include "core/util/secure.h"
 
 namespace warpvol {
@@ -48,7 +48,7 @@ size_t default_in_flight(unsigned workers, unsigned spare) {
 }
 
 // A stage that takes at most N threads at once; Hold takes a place for its scope (none: no limit).
-using Slots = std::counting_semaphore<1024>;
+using Slots = FutexSemaphore;
 struct Hold {
   Slots* s;
   explicit Hold(Slots* slots) : s(slots) {
@@ -126,8 +126,8 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
   static const long in_flight_override = tuning_count("WARPVOL_STREAM_IN_FLIGHT");
   const unsigned spare = engine_slots <= 1 ? 0 : spare_override >= 0 ? unsigned(spare_override) : engine_slots;
   const unsigned nworkers = unsigned(std::min<uint64_t>(nreaders + spare, nchunks));
-  Slots read_slots(std::min<ptrdiff_t>(nreaders, Slots::max()));
-  Slots sink_slots(std::min<ptrdiff_t>(opt.sink_threads, Slots::max()));
+  Slots read_slots(nreaders);
+  Slots sink_slots(opt.sink_threads);
   // Region: chunk k at region + k * chunk, no ring. Ordered: a ring of in_flight buffers, chunk k in slot k % n.
   // Unordered: one buffer per worker.
   const bool region = opt.region != nullptr;
@@ -160,10 +160,11 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
     b = IoBuffer();
   };
 
-  // The ordered ring hands each slot over on atomics of its own (futexes): a chunk made ready wakes the sink alone,
-  // and a slot the sink freed wakes only the worker waiting for it. One lock and condition variable for all of it
-  // woke every waiting worker at each step, and the sink, the stream's one serial stage, then queued for the lock
-  // behind them: with tens of workers it spent most of the stream there (docs/perf/design-figures.md, "Jobs").
+  // The ordered ring hands each slot over on atomics of its own (futexes, core/util/futex.h): a chunk made ready
+  // wakes the sink alone, and a slot the sink freed wakes only the worker waiting for it. One lock and condition
+  // variable for all of it woke every waiting worker at each step, and the sink, the stream's one serial stage, then
+  // queued for the lock behind them: with tens of workers it spent most of the stream there
+  // (docs/perf/design-figures.md, "Jobs").
   // Chunk k is slot k % nslots in round k / nslots. turn[s]: the round whose chunk may fill slot s; filled[s]: 1 +
   // the round of the chunk ready in it (0: none yet). kStopped in either: the stream stops (an error, a cancel).
   constexpr uint32_t kStopped = UINT32_MAX;
@@ -181,9 +182,9 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
     abort = true;
     for (size_t i = 0; i < turn.size(); ++i) {
       turn[i] = kStopped;
-      turn[i].notify_all();
+      futex_wake(turn[i]);
       filled[i] = kStopped;
-      filled[i].notify_all();
+      futex_wake(filled[i]);
     }
   };
   // Waits until a holds want; false when the stream stopped. (fail() changes every value it could wait on, so a
@@ -192,14 +193,14 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
     for (uint32_t v = a.load(std::memory_order_acquire);; v = a.load(std::memory_order_acquire)) {
       if (v == want) return true;
       if (v == kStopped || abort) return false;
-      a.wait(v, std::memory_order_acquire);
+      futex_wait(a, v);
     }
   };
   // Moves a from `from` to `to` unless the stream stopped meanwhile (kStopped stays), and wakes its waiters.
   auto advance = [](std::atomic<uint32_t>& a, uint32_t from, uint32_t to) {
-    if (a.compare_exchange_strong(from, to, std::memory_order_acq_rel)) a.notify_all();
+    if (a.compare_exchange_strong(from, to, std::memory_order_acq_rel)) futex_wake(a);
   };
-  Slots engine_gate(std::min<ptrdiff_t>(engine_slots, Slots::max()));
+  Slots engine_gate(engine_slots);
   // Unordered sinks report from their workers: the count and its delivery under one lock, so that a reader of
   // the progress (--progress-json) never sees bytes_done fall from one update to the next.
   std::mutex progress_mu;

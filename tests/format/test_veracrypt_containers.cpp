@@ -2,17 +2,24 @@
 // credentials, the header matches the manifest (chain, PRF, iterations, offsets, sizes, sector size), and the
 // sha256 of the whole decrypted data area equals VeraCrypt's, on every engine under test (each CPU path this CPU
 // runs, and the GPU when built and present). Most tests narrow the PRF (--hash) to keep the suite fast; the
-// [autodetect] tests open without any hint. fat.hc is exported through the real binary and read back with mtools.
+// [autodetect] tests open without any hint. Each container is also exported to a file through core's export job
+// (core/job/export.h) on every engine, its sha256 against VeraCrypt's. fat.hc is exported through the real binary
+// and read back with mtools.
 #include <cryptopp/sha.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/crypto/chain.h"
 #include "core/format/open.h"
 #include "core/io/file.h"
+#include "core/job/export.h"
 #include "core/kdf/prf.h"
 #include "core/util/bytes.h"
 #include "core/volume/volume.h"
@@ -83,6 +90,11 @@ void check_header_against_manifest(const OpenedHeader& h, const json& e) {
   }
 }
 
+std::vector<uint8_t> file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
 // Reads the data area through Volume::read in pieces of an odd size (so partial data units are exercised too) and
 // checks the whole-area sha256 and each known-plaintext range.
 void check_data_on_engine(const std::string& path, const OpenedHeader& h, const json& e,
@@ -107,6 +119,16 @@ void check_data_on_engine(const std::string& path, const OpenedHeader& h, const 
   std::vector<uint8_t> again(vol.size());
   vol.read(0, again.data(), again.size());
   CHECK(again == data);
+  // Core's export job into a new file, in chunks smaller than the area, gives VeraCrypt's bytes too.
+  wvtest::TempDir dir;
+  const std::string out_path = dir.file("image.raw");
+  ExportTarget out(out_path, false, nullptr);
+  ExportOptions xo;
+  xo.chunk_bytes = 64 * 1024;
+  export_volume(vol, *ne.engine, out, xo);
+  const std::vector<uint8_t> exported = file_bytes(out_path);
+  REQUIRE(exported.size() == data.size());
+  CHECK(sha256_hex(exported.data(), exported.size()) == e["decrypted_data_area_sha256"].get<std::string>());
 }
 
 void container_test(const std::string& name) {
@@ -186,6 +208,39 @@ TEST_CASE("VeraCrypt containers: full auto-detection", "[veracrypt][autodetect]"
     check_header_against_manifest(h, e);
     check_data_on_engine(path, h, e, wvtest::engines_under_test().back());
   }
+}
+
+TEST_CASE("export job: an interrupted export leaves no new file and a replaced file as it was", "[veracrypt][job]") {
+  const json& e = entry("enc-serpent");
+  const std::string path = vc_dir() + "/" + e["file"].get<std::string>();
+  auto file = open_file(path, OpenMode::ReadOnly);
+  OpenedHeader h = open_header(*file, options_for(e, true));
+  const auto engines = wvtest::engines_under_test();
+  Volume vol(std::move(file), h, engines.front().engine);
+  REQUIRE(vol.size() >= 16 * 8192);  // many chunks, so the cancel lands mid-way
+  wvtest::TempDir dir;
+  const std::string fresh = dir.file("new.raw"), old = dir.file("old.raw");
+  {
+    std::ofstream(old, std::ios::binary) << "the file that was there";
+  }
+  for (const std::string& target : {fresh, old}) {
+    INFO("target " << target);
+    ExportTarget out(target, true, nullptr);
+    ExportOptions xo;
+    xo.chunk_bytes = 8192;
+    std::atomic<int> updates{0};
+    xo.progress = [&updates](const ProgressUpdate& u) {
+      if (u.bytes_done > 0) ++updates;
+    };
+    xo.cancel.requested = [&updates] { return updates.load() >= 2; };
+    CHECK_THROWS_MATCHES(export_volume(vol, *engines.front().engine, out, xo), Error,
+                         Catch::Predicate<Error>([](const Error& x) { return x.kind() == ErrorKind::Interrupted; }));
+  }
+  CHECK(!std::filesystem::exists(fresh));
+  const std::vector<uint8_t> kept = file_bytes(old);
+  CHECK(std::string(kept.begin(), kept.end()) == "the file that was there");
+  // Nothing else was left in the folder (the temporary files are gone).
+  CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);
 }
 
 TEST_CASE("VeraCrypt fat.hc: exported image holds HELLO.TXT (read with mtools)", "[veracrypt][cli][mtools]") {
