@@ -40,7 +40,7 @@ long tuning_count(const char* name) { return env_number(name, 0, 1024).value_or(
 
 // Chunks of an ordered ring. With the CPU engine, twice the workers: room for each worker's chunk and as many
 // finished out of order. With an engine of several callers (the GPU's pipeline, whose spare workers hold its
-// requests), each worker's chunk and one more per engine caller: a larger ring no longer stays in the last-level
+// requests), each worker's chunk and one more per spare worker: a larger ring no longer stays in the last-level
 // cache between the read into a buffer and the GPU's DMA from it and back, so every byte crosses host memory once
 // more each way, and an export bound by host memory slows down (docs/perf/measurements-2026-11-28-session19.md).
 size_t default_in_flight(unsigned workers, unsigned spare) {
@@ -121,10 +121,16 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
   // An engine that takes several callers (the GPU's pipeline) keeps a worker waiting for each request's round trip
   // while the cores sit idle: that worker's read slot goes to a spare worker meanwhile, so `nreaders` reads stay
   // under way. With one caller (the CPU engine spreads each request over every core) reading beside it would only
-  // compete for the cores.
+  // compete for the cores. An ordered ring gets two spare workers per engine caller: there a worker that finished
+  // also waits for the sink to free its next slot, and where the GPU's round trip is long (the agent's hosts differ)
+  // one spare per caller left the engine's callers waiting for workers and the readers for the engine
+  // (docs/perf/measurements-2026-12-04-session39.md).
   static const long spare_override = tuning_count("WARPVOL_STREAM_SPARE");
   static const long in_flight_override = tuning_count("WARPVOL_STREAM_IN_FLIGHT");
-  const unsigned spare = engine_slots <= 1 ? 0 : spare_override >= 0 ? unsigned(spare_override) : engine_slots;
+  const unsigned spare_per_caller = opt.ordered && !opt.region ? 2 : 1;
+  const unsigned spare = engine_slots <= 1         ? 0
+                         : spare_override >= 0     ? unsigned(spare_override)
+                                                   : spare_per_caller * engine_slots;
   const unsigned nworkers = unsigned(std::min<uint64_t>(nreaders + spare, nchunks));
   Slots read_slots(nreaders);
   Slots sink_slots(opt.sink_threads);

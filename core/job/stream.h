@@ -35,8 +35,9 @@ struct StreamOptions {
                                          // kStreamChunkMultiCaller with an engine that takes several callers
   unsigned workers = 0;                  // reads under way at once; 0 = default_stream_workers. With an engine
                                          // that takes several callers, as many more workers hold its requests
+                                         // (an ordered ring: twice as many)
   size_t in_flight = 0;                  // chunks read ahead of an ordered sink; 0 = 2 x workers, at least 4;
-                                         // with an engine that takes several callers, workers + its callers
+                                         // with an engine that takes several callers, workers + spare workers
   bool ordered = true;                   // sink called in order from the calling thread, else from the workers
   unsigned sink_threads = 0;             // unordered: sink calls at once (1: one writer at a time); 0 = any
   std::string phase = "stream";

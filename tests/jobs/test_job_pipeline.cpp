@@ -361,7 +361,7 @@ TEST_CASE("job stream: with a multi-caller engine, spare workers keep `workers` 
 }
 
 TEST_CASE("job stream: an ordered ring holds twice the workers' chunks, or with a multi-caller engine each worker's "
-          "and one per engine caller",
+          "and one per spare worker (two per engine caller)",
           "[job]") {
   // The ring's buffers come from the transform's buffer call (the engine's io_buffer), one per chunk of the ring.
   // With a GPU-like engine the smaller ring stays in the last-level cache between the read and the DMA.
@@ -380,14 +380,14 @@ TEST_CASE("job stream: an ordered ring holds twice the workers' chunks, or with 
     };
     StreamOptions so;
     so.chunk_bytes = chunk;
-    so.workers = 3;  // readers; an engine of several callers gets as many spare workers
+    so.workers = 3;  // readers; an engine of several callers gets two spare workers per caller
     std::vector<uint8_t> out(len);
     stream_area(
         len, [&](uint64_t pos, uint8_t* buf, size_t n) { std::memset(buf, int(pos / chunk), n); }, t,
         [&](uint64_t pos, const uint8_t* buf, size_t n) { std::memcpy(out.data() + pos, buf, n); }, so);
     for (size_t k = 0; k < len / chunk; ++k) CHECK(out[k * chunk + 7] == uint8_t(k ^ 0x5A));
-    const unsigned workers = slots > 1 ? 3 + slots : 3;
-    CHECK(buffers == (slots > 1 ? workers + slots : 2 * workers));
+    const unsigned workers = slots > 1 ? 3 + 2 * slots : 3;
+    CHECK(buffers == (slots > 1 ? workers + 2 * slots : 2 * workers));
   }
 }
 
