@@ -29,7 +29,9 @@ class ExportCommand final : public VolumeCommand<ExportRequest> {
   std::string summary() const override {
     return "Write the decrypted data area (a raw filesystem image) to OUT, or to stdout with '-'";
   }
-  std::string usage() const override { return "export VOLUME OUT [--engine cpu|gpu|auto] [--progress-json] [credentials]"; }
+  std::string usage() const override {
+    return "export VOLUME OUT [--engine cpu|gpu|auto] [--progress-json] [credentials]";
+  }
   std::string example() const override {
     return "warpvol export secret.hc image.raw --password-stdin < pw.txt   (then: mdir -i image.raw ::)";
   }
