@@ -121,10 +121,10 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
   // An engine that takes several callers (the GPU's pipeline) keeps a worker waiting for each request's round trip
   // while the cores sit idle: that worker's read slot goes to a spare worker meanwhile, so `nreaders` reads stay
   // under way. With one caller (the CPU engine spreads each request over every core) reading beside it would only
-  // compete for the cores. An ordered ring gets two spare workers per engine caller: there a worker that finished
-  // also waits for the sink to free its next slot, and where the GPU's round trip is long (the agent's hosts differ)
-  // one spare per caller left the engine's callers waiting for workers and the readers for the engine
-  // (docs/perf/measurements-2026-12-04-session39.md).
+  // compete for the cores. An ordered ring gets two spare workers per engine caller (and, below, a slot for each):
+  // on hosts where the GPU's round trip bounds an export, one per caller kept the workers waiting for a place in the
+  // ring and each request longer in the engine, a fifth to a third slower; where the reads bound it, the larger
+  // ring costs a few percent (docs/perf/measurements-2026-12-04-session39.md).
   static const long spare_override = tuning_count("WARPVOL_STREAM_SPARE");
   static const long in_flight_override = tuning_count("WARPVOL_STREAM_IN_FLIGHT");
   const unsigned spare_per_caller = opt.ordered && !opt.region ? 2 : 1;
