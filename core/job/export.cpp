@@ -67,7 +67,6 @@ void ExportTarget::create() {
       return;
     case Kind::TempFile:
       temp_ = std::make_unique<AtomicFile>(path_, force_);  // mode 0600: plaintext
-      fd_ = -1;
       return;
   }
 }

@@ -90,11 +90,6 @@ void check_header_against_manifest(const OpenedHeader& h, const json& e) {
   }
 }
 
-std::vector<uint8_t> file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
-
 // Reads the data area through Volume::read in pieces of an odd size (so partial data units are exercised too) and
 // checks the whole-area sha256 and each known-plaintext range.
 void check_data_on_engine(const std::string& path, const OpenedHeader& h, const json& e,
@@ -126,7 +121,7 @@ void check_data_on_engine(const std::string& path, const OpenedHeader& h, const 
   ExportOptions xo;
   xo.chunk_bytes = 64 * 1024;
   export_volume(vol, *ne.engine, out, xo);
-  const std::vector<uint8_t> exported = file_bytes(out_path);
+  const std::vector<uint8_t> exported = wvtest::read_binary(out_path);
   REQUIRE(exported.size() == data.size());
   CHECK(sha256_hex(exported.data(), exported.size()) == e["decrypted_data_area_sha256"].get<std::string>());
 }
@@ -237,8 +232,7 @@ TEST_CASE("export job: an interrupted export leaves no new file and a replaced f
                          Catch::Predicate<Error>([](const Error& x) { return x.kind() == ErrorKind::Interrupted; }));
   }
   CHECK(!std::filesystem::exists(fresh));
-  const std::vector<uint8_t> kept = file_bytes(old);
-  CHECK(std::string(kept.begin(), kept.end()) == "the file that was there");
+  CHECK(wvtest::read_text(old) == "the file that was there");
   // Nothing else was left in the folder (the temporary files are gone).
   CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);
 }
