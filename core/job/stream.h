@@ -3,8 +3,10 @@
 // take the next chunk, read it with a positioned read (disjoint ranges: on tmpfs and most devices reads scale with
 // the number of readers, where one reader alone is the bound), process it on the engine (a synchronous call: the
 // GPU engine's pipeline overlaps the workers' chunks, the CPU engine spreads each over its pool) and hand it to the
-// sink. While a worker waits for the GPU's round trip, a spare worker reads in its place, so the reads never pause
-// for the engine. Buffers come from the engine (XtsEngine::io_buffer): pinned on the GPU engine, so no staging copy.
+// sink. With an engine that takes several callers (the GPU's pipeline), an ordered stream's readers and engine
+// callers are threads of their own, and an unordered stream keeps a spare worker reading while a worker waits for
+// the GPU's round trip: either way the reads never pause for the engine. Buffers come from the engine
+// (XtsEngine::io_buffer): pinned on the GPU engine, so no staging copy.
 // Ordered sinks (a pipe, a device or a file written in order) get the chunks in order from the calling thread, with
 // up to `in_flight` chunks read ahead; unordered sinks (positioned writes, each chunk from the worker that
 // processed it, while it is still in that core's cache; a re-encryption zone's checksum entries) are called from
@@ -34,10 +36,10 @@ struct StreamOptions {
   size_t chunk_bytes = 0;                // per read and engine request (a multiple of 512); 0 = kStreamChunk, or
                                          // kStreamChunkMultiCaller with an engine that takes several callers
   unsigned workers = 0;                  // reads under way at once; 0 = default_stream_workers. With an engine
-                                         // that takes several callers, as many more workers hold its requests
-                                         // (an ordered ring: twice as many)
+                                         // that takes several callers, as many more threads hold its requests
+                                         // (ordered: one engine caller per request; unordered: spare workers)
   size_t in_flight = 0;                  // chunks read ahead of an ordered sink; 0 = 2 x workers, at least 4;
-                                         // with an engine that takes several callers, workers + spare workers
+                                         // with an engine that takes several callers, workers + 4 per caller
   bool ordered = true;                   // sink called in order from the calling thread, else from the workers
   unsigned sink_threads = 0;             // unordered: sink calls at once (1: one writer at a time); 0 = any
   std::string phase = "stream";

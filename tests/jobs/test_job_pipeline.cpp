@@ -360,8 +360,8 @@ TEST_CASE("job stream: with a multi-caller engine, spare workers keep `workers` 
   CHECK(engine.most <= int(slots));
 }
 
-TEST_CASE("job stream: an ordered ring holds twice the workers' chunks, or with a multi-caller engine each worker's "
-          "and one per spare worker (two per engine caller)",
+TEST_CASE("job stream: an ordered ring holds twice the workers' chunks, or with a multi-caller engine each reader's "
+          "and four per engine caller",
           "[job]") {
   // The ring's buffers come from the transform's buffer call (the engine's io_buffer), one per chunk of the ring.
   // With a GPU-like engine the smaller ring stays in the last-level cache between the read and the DMA.
@@ -380,14 +380,13 @@ TEST_CASE("job stream: an ordered ring holds twice the workers' chunks, or with 
     };
     StreamOptions so;
     so.chunk_bytes = chunk;
-    so.workers = 3;  // readers; an engine of several callers gets two spare workers per caller
+    so.workers = 3;  // readers
     std::vector<uint8_t> out(len);
     stream_area(
         len, [&](uint64_t pos, uint8_t* buf, size_t n) { std::memset(buf, int(pos / chunk), n); }, t,
         [&](uint64_t pos, const uint8_t* buf, size_t n) { std::memcpy(out.data() + pos, buf, n); }, so);
     for (size_t k = 0; k < len / chunk; ++k) CHECK(out[k * chunk + 7] == uint8_t(k ^ 0x5A));
-    const unsigned workers = slots > 1 ? 3 + 2 * slots : 3;
-    CHECK(buffers == (slots > 1 ? workers + 2 * slots : 2 * workers));
+    CHECK(buffers == (slots > 1 ? 3 + 4 * slots : 2 * 3));
   }
 }
 
@@ -739,6 +738,64 @@ TEST_CASE("job stream: a source error stops the job and is rethrown, and no engi
                         },
                         &cpu, key, Direction::Decrypt, a.first_unit, [](uint64_t, const uint8_t*, size_t) {}, so),
                     "read failed");
+}
+
+TEST_CASE("job stream: with a multi-caller engine, an error in a read, a request or the sink stops the ordered ring, is "
+          "rethrown, and every buffer comes back wiped with no request still under way",
+          "[job]") {
+  // The ordered ring through an engine of several callers runs readers and engine callers of their own; each stage
+  // fails once at chunk 5 of 20, and the stream must neither hang nor leave a request or a buffer behind.
+  const size_t chunk = 4096, len = 20 * chunk;
+  for (const char* where : {"read", "request", "sink"}) {
+    INFO(where);
+    const std::string w = where;
+    std::mutex mu;
+    int made = 0, given_back = 0, dirty = 0;
+    std::atomic<int> in_engine{0}, engine_calls{0};
+    ChunkTransform t;
+    t.slots = 3;
+    t.fn = [&](uint64_t pos, uint8_t* buf, size_t n) {
+      ++in_engine;
+      ++engine_calls;
+      std::this_thread::sleep_for(std::chrono::microseconds(300));
+      --in_engine;
+      if (w == "request" && pos == 5 * chunk) throw std::runtime_error("request failed");
+      for (size_t i = 0; i < n; ++i) buf[i] ^= 0x5A;
+    };
+    t.buffer = [&](size_t n) {
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        ++made;
+      }
+      auto* p = new uint8_t[n];
+      return IoBuffer(p, n, [&, n](uint8_t* q, size_t) {
+        std::lock_guard<std::mutex> lk(mu);
+        ++given_back;
+        dirty += std::any_of(q, q + n, [](uint8_t b) { return b != 0; });
+        delete[] q;
+      }, false);
+    };
+    StreamOptions so;
+    so.chunk_bytes = chunk;
+    so.workers = 4;
+    CHECK_THROWS_WITH(stream_area(
+                          len,
+                          [&](uint64_t pos, uint8_t* buf, size_t n) {
+                            if (w == "read" && pos == 5 * chunk) throw std::runtime_error("read failed");
+                            std::memset(buf, 0x33, n);
+                          },
+                          t,
+                          [&](uint64_t pos, const uint8_t*, size_t) {
+                            if (w == "sink" && pos == 5 * chunk) throw std::runtime_error("sink failed");
+                          },
+                          so),
+                      w + " failed");
+    CHECK(in_engine == 0);
+    CHECK(engine_calls <= 20);
+    CHECK(made >= 1);
+    CHECK(given_back == made);
+    CHECK(dirty == 0);
+  }
 }
 
 TEST_CASE("auto engine: both engines take one job's requests, and every path equals the oracle", "[job][auto]") {
