@@ -139,7 +139,7 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
   // for a sleeping thread to be woken between two chunks (a wake-up under KVM costs tens of microseconds; a chunk's
   // read or round trip, a few hundred). Otherwise each worker reads a chunk and then calls the engine on it: with
   // one caller (the CPU engine spreads each request over every core) reading beside it would only compete for the
-  // cores; for unordered sinks (the create's fill, re-encryption), an engine of several callers keeps a worker
+  // cores; for unordered sinks (create's fill, re-encryption), an engine of several callers keeps a worker
   // waiting for each request's round trip, and that worker's read slot goes to a spare worker meanwhile, so
   // `nreaders` reads stay under way.
   static const bool callers_on = env_number("WARPVOL_STREAM_CALLER_THREADS", 0, 1).value_or(1) == 1;  // tuning runs
@@ -147,6 +147,7 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
   const unsigned ncallers = callers ? unsigned(std::min<uint64_t>(engine_slots, nchunks)) : 0;
   static const long spare_override = tuning_count("WARPVOL_STREAM_SPARE");
   static const long in_flight_override = tuning_count("WARPVOL_STREAM_IN_FLIGHT");
+  // (An ordered ring in the workers' shape, WARPVOL_STREAM_CALLER_THREADS=0, gets two spare workers per caller.)
   const unsigned spare = engine_slots <= 1 || callers ? 0
                          : spare_override >= 0        ? unsigned(spare_override)
                                                       : (ring && !region ? 2 : 1) * engine_slots;
