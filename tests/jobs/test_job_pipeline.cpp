@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <future>
 #include <map>
 #include <mutex>
@@ -104,6 +105,30 @@ std::vector<uint8_t> fill_encrypt(XtsEngine& e, const Area& a, const std::string
   return got;
 }
 
+// Ring buffers for a ChunkTransform that count what stream_area makes and gives back: how many, how many on the
+// thread that built this (the caller of stream_area), and how many came back holding anything but zeros.
+struct CountedBuffers {
+  std::mutex mu;
+  const std::thread::id caller = std::this_thread::get_id();
+  int made = 0, made_by_caller = 0, given_back = 0, dirty = 0;
+  std::function<IoBuffer(size_t)> factory() {
+    return [this](size_t n) {
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        ++made;
+        made_by_caller += std::this_thread::get_id() == caller;
+      }
+      auto* p = new uint8_t[n];
+      return IoBuffer(p, n, [this, n](uint8_t* q, size_t) {
+        std::lock_guard<std::mutex> lk(mu);
+        ++given_back;
+        dirty += std::any_of(q, q + n, [](uint8_t b) { return b != 0; });
+        delete[] q;
+      }, false);
+    };
+  }
+};
+
 }  // namespace
 
 TEST_CASE("job stream: export's read path equals the oracle, in order and positioned, any worker count", "[job]") {
@@ -128,28 +153,13 @@ TEST_CASE("job stream: ring buffers are made by the workers, wiped, and all give
   for (auto& b : want) b ^= 0x5A;
   for (bool ordered : {true, false}) {
     INFO((ordered ? "ordered" : "positioned") << " sink");
-    std::mutex mu;
-    const std::thread::id caller = std::this_thread::get_id();
-    int made = 0, made_by_caller = 0, given_back = 0, dirty = 0;
+    CountedBuffers bufs;
     ChunkTransform t;
     t.fn = [](uint64_t, uint8_t* buf, size_t len) {
       for (size_t i = 0; i < len; ++i) buf[i] ^= 0x5A;
     };
     t.slots = 2;
-    t.buffer = [&](size_t n) {
-      {
-        std::lock_guard<std::mutex> lk(mu);
-        ++made;
-        made_by_caller += std::this_thread::get_id() == caller;
-      }
-      auto* p = new uint8_t[n];
-      return IoBuffer(p, n, [&, n](uint8_t* q, size_t) {
-        std::lock_guard<std::mutex> lk(mu);
-        ++given_back;
-        dirty += std::any_of(q, q + n, [](uint8_t b) { return b != 0; });
-        delete[] q;
-      }, false);
-    };
+    t.buffer = bufs.factory();
     StreamOptions so;
     so.chunk_bytes = chunk;
     so.workers = 3;
@@ -160,11 +170,11 @@ TEST_CASE("job stream: ring buffers are made by the workers, wiped, and all give
         src.size(), [&](uint64_t pos, uint8_t* buf, size_t len) { std::memcpy(buf, src.data() + pos, len); }, t,
         [&](uint64_t pos, const uint8_t* buf, size_t len) { std::memcpy(out.data() + pos, buf, len); }, so);
     CHECK(out == want);
-    CHECK(made >= 1);
-    CHECK(made_by_caller == 0);  // made beside the first reads, in parallel
-    CHECK(made <= (ordered ? 4 : 3 + 2));  // ordered: the ring's slots; positioned: one per worker (+ spare)
-    CHECK(given_back == made);
-    CHECK(dirty == 0);
+    CHECK(bufs.made >= 1);
+    CHECK(bufs.made_by_caller == 0);  // made beside the first reads, in parallel
+    CHECK(bufs.made <= (ordered ? 4 : 3 + 2));  // ordered: the ring's slots; positioned: one per worker (+ spare)
+    CHECK(bufs.given_back == bufs.made);
+    CHECK(bufs.dirty == 0);
   }
 }
 
@@ -749,8 +759,7 @@ TEST_CASE("job stream: with a multi-caller engine, an error in a read, a request
   for (const char* where : {"read", "request", "sink"}) {
     INFO(where);
     const std::string w = where;
-    std::mutex mu;
-    int made = 0, given_back = 0, dirty = 0;
+    CountedBuffers bufs;
     std::atomic<int> in_engine{0}, engine_calls{0};
     ChunkTransform t;
     t.slots = 3;
@@ -762,19 +771,7 @@ TEST_CASE("job stream: with a multi-caller engine, an error in a read, a request
       if (w == "request" && pos == 5 * chunk) throw std::runtime_error("request failed");
       for (size_t i = 0; i < n; ++i) buf[i] ^= 0x5A;
     };
-    t.buffer = [&](size_t n) {
-      {
-        std::lock_guard<std::mutex> lk(mu);
-        ++made;
-      }
-      auto* p = new uint8_t[n];
-      return IoBuffer(p, n, [&, n](uint8_t* q, size_t) {
-        std::lock_guard<std::mutex> lk(mu);
-        ++given_back;
-        dirty += std::any_of(q, q + n, [](uint8_t b) { return b != 0; });
-        delete[] q;
-      }, false);
-    };
+    t.buffer = bufs.factory();
     StreamOptions so;
     so.chunk_bytes = chunk;
     so.workers = 4;
@@ -792,9 +789,9 @@ TEST_CASE("job stream: with a multi-caller engine, an error in a read, a request
                       w + " failed");
     CHECK(in_engine == 0);
     CHECK(engine_calls <= 20);
-    CHECK(made >= 1);
-    CHECK(given_back == made);
-    CHECK(dirty == 0);
+    CHECK(bufs.made >= 1);
+    CHECK(bufs.given_back == bufs.made);
+    CHECK(bufs.dirty == 0);
   }
 }
 
