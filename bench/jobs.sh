@@ -23,12 +23,13 @@
 #   create import reenc_checksum reenc_journal batch"), STREAMS (floors' stream counts, default "1 4 N" with N =
 #   min(cores, 16); the read floor also with READERS and GPU_READERS), BATCH_N (8), BATCH_SIZE (1G), READERS and
 #   GPU_READERS (readers of one export on the CPU engine and on the GPU or auto, for its floor; default as the export
-#   path: one per 4 cores, 2..8, and twice that up to 16), ROUNDS (runs per figure, median, default 1; the engines of
-#   one job and build run in turn, round by round, so that a drifting machine hits them alike), VERBOSE=1 (what auto
-#   did, from --verbose), FLOORS (which floors to measure, default "read write copy rewrite files"; a job whose floor is
-#   left out gets no ratio), LOGS (a folder: each timed run's stderr is kept there as JOB.CHAIN.ENGINE.BUILD.rROUND.txt,
-#   with VERBOSE=1 the stage summaries of --verbose), AGENT_BUILD (a folder: its agent serves the +agent rows of every
-#   build, which then alternate without restarting it: builds that are one binary with different settings), BESIDE
+#   path: one per 4 cores, 2..8; with the GPU the cores less 6, from twice that up to 16), ROUNDS (runs per figure,
+#   median, default 1; the engines of one job and build run in turn, round by round, so that a drifting machine hits
+#   them alike), VERBOSE=1 (what auto did, from --verbose), FLOORS (which floors to measure, default "read write copy
+#   rewrite files"; a job whose floor is left out gets no ratio), LOGS (a folder: each timed run's stderr is kept
+#   there as JOB.CHAIN.ENGINE.BUILD.rROUND.txt, with VERBOSE=1 the stage summaries of --verbose), AGENT_BUILD (a
+#   folder: its agent serves the +agent rows of every build, which then alternate without restarting it: builds that
+#   are one binary with different settings), BESIDE
 #   (default 1: each job's floor is measured again beside its rows, in the same rotation -- floor, cpu, gpu, auto,
 #   floor, ... -- where FLOORS names its kind, and the ratio is to the median of those runs, so that a host whose speed
 #   drifts during the run (other tenants' memory traffic) is compared with itself; 0: the ratio is to the floors
@@ -49,8 +50,10 @@ batch_size_arg=${BATCH_SIZE:-1G}
 # export's workers (core/job/stream.cpp: one per 4 cores, 2..8): its read floor is the one with as many streams
 w=$(( ncores / 4 )); w=$(( w < 2 ? 2 : (w > 8 ? 8 : w) ))
 readers=${READERS:-$w}
-# Jobs on the GPU engine read with twice as many (core/job/stream.h: default_stream_workers).
-gpu_readers=${GPU_READERS:-$(( 2 * w < 16 ? 2 * w : (w > 16 ? w : 16) ))}
+# Exports on the GPU engine read with the cores its 4 engine callers and the sink leave, at least twice as many,
+# at most 16 (core/job/stream.h: default_ring_readers).
+gpu_w=$(( ncores - 6 )); gpu_w=$(( gpu_w < 2 * w ? 2 * w : (gpu_w > 16 ? 16 : gpu_w) ))
+gpu_readers=${GPU_READERS:-$gpu_w}
 # The read floor also with the exports' reader counts (their floor); the other floors with STREAMS alone: 8 GiB
 # written or rewritten once more per count and round would be time no ratio uses.
 read_streams=$streams

@@ -25,6 +25,13 @@ unsigned default_stream_workers(unsigned engine_concurrency) {
   return engine_concurrency > 1 ? std::min(2 * base, std::max(16u, base)) : base;
 }
 
+unsigned default_ring_readers(unsigned engine_callers) {
+  if (const auto n = env_number("WARPVOL_STREAM_WORKERS", 1, 64)) return unsigned(*n);  // tuning runs (bench/jobs.sh)
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned left = hw > engine_callers + 2 ? hw - engine_callers - 2 : 0;
+  return std::clamp(left, default_stream_workers(engine_callers), 16u);
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -40,14 +47,16 @@ size_t chunk_override() {
 long tuning_count(const char* name) { return env_number(name, 0, 1024).value_or(-1); }
 
 // Chunks of an ordered ring. With the CPU engine, twice the workers: room for each worker's chunk and as many
-// finished out of order. With an engine of several callers (the GPU's pipeline), each reader's chunk and four per
-// engine caller (the one in the engine, and three read ahead of it or waiting for the sink): a larger ring no longer
-// stays in the last-level cache between the read into a buffer and the GPU's DMA from it and back, so every byte
-// crosses host memory once more each way, and an export bound by host memory slows down; with two chunks per caller
-// fewer, exports bound by the GPU's round trip were a fifth to a third slower
-// (docs/perf/measurements-2026-11-28-session19.md, docs/perf/measurements-2026-12-04-session39.md).
-size_t default_in_flight(unsigned readers, unsigned engine_callers) {
-  return std::max<size_t>(4, engine_callers > 1 ? size_t(readers) + 4 * size_t(engine_callers) : 2 * size_t(readers));
+// finished out of order. With an engine of several callers (the GPU's pipeline) whose callers are threads of their
+// own, each reader's chunk and two per engine caller (the one in the engine, and one read and waiting for it or for
+// the sink): a chunk read goes to the next free caller at once. A larger ring no longer stays in the last-level
+// cache between the read into a buffer and the GPU's DMA from it and back, so every byte crosses host memory once
+// more each way, and the export, bound by host memory, slows down (docs/perf/measurements-2026-12-04-session41.md).
+// In the workers' shape (WARPVOL_STREAM_CALLER_THREADS=0) a worker holds its chunk from the read through its
+// request, and four per caller kept the requests coming (docs/perf/measurements-2026-12-04-session39.md).
+size_t default_in_flight(unsigned readers, unsigned engine_callers, bool caller_threads) {
+  const size_t per_caller = caller_threads ? 2 : 4;
+  return std::max<size_t>(4, engine_callers > 1 ? readers + per_caller * engine_callers : 2 * size_t(readers));
 }
 
 // A stage that takes at most N threads at once; Hold takes a place for its scope (none: no limit).
@@ -129,8 +138,6 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
   }
   const uint64_t nchunks = (length + chunk - 1) / chunk;
   const unsigned engine_slots = engine ? std::max(1u, transform.slots) : 1;
-  const unsigned nreaders = unsigned(std::min<uint64_t>(
-      opt.workers ? opt.workers : default_stream_workers(engine ? engine_slots : 1), nchunks));
   const bool ring = opt.ordered;
   const bool region = opt.region != nullptr;
   // Two shapes. An ordered ring through an engine that takes several callers (the GPU's pipeline: an export) has
@@ -144,6 +151,9 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
   // `nreaders` reads stay under way.
   static const bool callers_on = env_number("WARPVOL_STREAM_CALLER_THREADS", 0, 1).value_or(1) == 1;  // tuning runs
   const bool callers = ring && engine && engine_slots > 1 && callers_on;
+  const unsigned default_readers =
+      callers ? default_ring_readers(engine_slots) : default_stream_workers(engine ? engine_slots : 1);
+  const unsigned nreaders = unsigned(std::min<uint64_t>(opt.workers ? opt.workers : default_readers, nchunks));
   const unsigned ncallers = callers ? unsigned(std::min<uint64_t>(engine_slots, nchunks)) : 0;
   static const long spare_override = tuning_count("WARPVOL_STREAM_SPARE");
   static const long in_flight_override = tuning_count("WARPVOL_STREAM_IN_FLIGHT");
@@ -159,7 +169,7 @@ void stream_area(uint64_t length, const ChunkSource& source, const ChunkTransfor
   const size_t nslots = region ? size_t(nchunks)
                         : ring ? size_t(std::min<uint64_t>(in_flight_override > 0 ? size_t(in_flight_override)
                                                            : opt.in_flight        ? opt.in_flight
-                                                           : default_in_flight(nreaders, engine_slots),
+                                                           : default_in_flight(nreaders, engine_slots, callers),
                                                            nchunks))
                                : nworkers;
   const size_t bufsize = size_t(std::min<uint64_t>(chunk, length));

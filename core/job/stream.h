@@ -35,11 +35,12 @@ constexpr size_t kStreamChunkMultiCaller = size_t(4) << 20;
 struct StreamOptions {
   size_t chunk_bytes = 0;                // per read and engine request (a multiple of 512); 0 = kStreamChunk, or
                                          // kStreamChunkMultiCaller with an engine that takes several callers
-  unsigned workers = 0;                  // reads under way at once; 0 = default_stream_workers. With an engine
-                                         // that takes several callers, as many more threads hold its requests
-                                         // (ordered: one engine caller per request; unordered: spare workers)
+  unsigned workers = 0;                  // reads under way at once; 0 = default_stream_workers (an ordered ring
+                                         // with engine callers: default_ring_readers). With an engine that takes
+                                         // several callers, as many more threads hold its requests (ordered: one
+                                         // engine caller per request; unordered: spare workers)
   size_t in_flight = 0;                  // chunks read ahead of an ordered sink; 0 = 2 x workers, at least 4;
-                                         // with an engine that takes several callers, workers + 4 per caller
+                                         // with an engine that takes several callers, readers + 2 per caller
   bool ordered = true;                   // sink called in order from the calling thread, else from the workers
   unsigned sink_threads = 0;             // unordered: sink calls at once (1: one writer at a time); 0 = any
   std::string phase = "stream";
@@ -82,5 +83,12 @@ void stream_area(uint64_t length, const ChunkSource& source, XtsEngine* engine, 
 // once (the GPU's pipeline) leaves the cores idle, so its jobs read with twice as many (up to 16): one reader
 // alone is the bound on tmpfs and most devices, and more than that only added host memory traffic.
 unsigned default_stream_workers(unsigned engine_concurrency = 1);
+
+// Readers of an ordered ring whose engine callers are threads of their own (the export through the GPU): the cores
+// left beside the callers' requests (each keeps one thread of the engine busy: the GPU agent's stream threads wait
+// for their CUDA events spinning), the sink and the callers' wake-ups, at least default_stream_workers and at most
+// 16: ten on 16 cores, where eight left the engine callers waiting for chunks and twelve added host memory traffic
+// (docs/perf/measurements-2026-12-04-session41.md). WARPVOL_STREAM_WORKERS sets it too.
+unsigned default_ring_readers(unsigned engine_callers);
 
 }  // namespace warpvol

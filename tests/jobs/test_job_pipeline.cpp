@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -371,7 +372,7 @@ TEST_CASE("job stream: with a multi-caller engine, spare workers keep `workers` 
 }
 
 TEST_CASE("job stream: an ordered ring holds twice the workers' chunks, or with a multi-caller engine each reader's "
-          "and four per engine caller",
+          "and two per engine caller",
           "[job]") {
   // The ring's buffers come from the transform's buffer call (the engine's io_buffer), one per chunk of the ring.
   // With a GPU-like engine the smaller ring stays in the last-level cache between the read and the DMA.
@@ -396,7 +397,42 @@ TEST_CASE("job stream: an ordered ring holds twice the workers' chunks, or with 
         len, [&](uint64_t pos, uint8_t* buf, size_t n) { std::memset(buf, int(pos / chunk), n); }, t,
         [&](uint64_t pos, const uint8_t* buf, size_t n) { std::memcpy(out.data() + pos, buf, n); }, so);
     for (size_t k = 0; k < len / chunk; ++k) CHECK(out[k * chunk + 7] == uint8_t(k ^ 0x5A));
-    CHECK(buffers == (slots > 1 ? 3 + 4 * slots : 2 * 3));
+    CHECK(buffers == (slots > 1 ? 3 + 2 * slots : 2 * 3));
+  }
+}
+
+TEST_CASE("job stream: an ordered ring with engine callers reads, by default, with the cores the callers and the "
+          "sink leave, within the multi-caller default and 16",
+          "[job]") {
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned callers : {2u, 4u, 8u}) {
+    INFO(callers << " engine callers, " << hw << " cores");
+    const unsigned r = default_ring_readers(callers);
+    CHECK(r >= default_stream_workers(callers));
+    CHECK(r <= 16);
+    if (hw >= callers + 2 + default_stream_workers(callers) && hw - callers - 2 <= 16) CHECK(r == hw - callers - 2);
+  }
+  // The stream uses it (its stage line says how many readers ran); the workers' shape of an unordered stream keeps
+  // the multi-caller default.
+  const size_t chunk = 4096, len = 64 * chunk;
+  for (bool ordered : {true, false}) {
+    INFO("ordered " << ordered);
+    ChunkTransform t;
+    t.slots = 4;
+    t.fn = [](uint64_t, uint8_t*, size_t) {};
+    StreamOptions so;
+    so.chunk_bytes = chunk;
+    so.ordered = ordered;
+    std::string line;
+    so.summary = [&](const std::string& l) { line = l; };
+    stream_area(
+        len, [](uint64_t, uint8_t* buf, size_t n) { std::memset(buf, 1, n); }, t,
+        [](uint64_t, const uint8_t*, size_t) {}, so);
+    INFO(line);
+    char said[64];
+    if (ordered) std::snprintf(said, sizeof said, "%u readers,", default_ring_readers(4));
+    else std::snprintf(said, sizeof said, "(%u reading at once)", default_stream_workers(4));
+    CHECK(line.find(said) != std::string::npos);
   }
 }
 
