@@ -15,6 +15,7 @@
 #include "core/engine/engine_factory.h"
 #include "core/io/file.h"
 #include "core/util/aligned_buffer.h"
+#include "core/util/cores.h"
 #include "core/util/error.h"
 #include "gpu/cipher_host.h"
 #include "gpu/engine_impl.h"
@@ -236,7 +237,7 @@ std::unique_ptr<GpuEngine> GpuEngine::create(const GpuEngineOptions& opt, std::s
   if (chunk * streams > mem) chunk = std::max<size_t>(mem / streams / kDataUnitSize, 1) * kDataUnitSize;
   g->chunk_units_ = chunk / kDataUnitSize;
   g->nslots_ = streams;
-  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  unsigned cores = usable_cores();
   g->copy_threads_ = opt.copy_threads ? opt.copy_threads
                                       : unsigned(env_long("WARPVOL_GPU_COPY_THREADS", std::min(cores, 16u)));
   g->copy_threads_ = std::max(1u, g->copy_threads_);

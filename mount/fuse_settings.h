@@ -15,7 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <thread>
+
+#include "core/util/cores.h"
 
 namespace warpvol::mount {
 
@@ -100,7 +101,7 @@ inline void reply_open(fuse_req_t req, bool direct_io) {
 inline int serve_requests(struct fuse_session* se) {
   struct fuse_loop_config* cfg = fuse_loop_cfg_create();
   fuse_loop_cfg_set_clone_fd(cfg, 1);
-  const unsigned threads = std::clamp(4 * std::max(1u, std::thread::hardware_concurrency()), 4u, 16u);
+  const unsigned threads = std::clamp(4 * usable_cores(), 4u, 16u);
   fuse_loop_cfg_set_max_threads(cfg, threads);
   fuse_loop_cfg_set_idle_threads(cfg, threads);
   const int rc = fuse_session_loop_mt(se, cfg);

@@ -57,7 +57,8 @@ CpuEngine::CpuEngine(unsigned threads, IsaLevel max_level)
     : level_(max_level), pool_(std::make_unique<ThreadPool>(threads)) {}
 
 std::string CpuEngine::detail() const {
-  return std::to_string(threads()) + " threads, " + std::string(isa_name(level_)) + " path";
+  const unsigned n = threads();
+  return std::to_string(n) + (n == 1 ? " thread, " : " threads, ") + std::string(isa_name(level_)) + " path";
 }
 
 std::shared_ptr<const EngineKey> CpuEngine::prepare(ChainId chain, const uint8_t* key_material) {

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
 
 #include "core/kdf/keyfiles.h"
+#include "core/util/cores.h"
 #include "core/util/error.h"
 #include "core/util/parallel.h"
 #include "core/util/random.h"
@@ -179,7 +179,7 @@ std::vector<Pbkdf2Block> HeaderKeyBatch::lend_blocks(PrfId prf, uint32_t iterati
 }
 
 std::vector<HeaderKey> HeaderKeyBatch::keys(unsigned threads, bool lent_derived) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = usable_cores();
   std::vector<size_t> todo;
   for (size_t i = 0; i < specs_.size(); ++i)
     if (lent_[i] && lent_derived)

@@ -22,6 +22,7 @@
 #include "core/kdf/keyfiles.h"
 #include "core/reencrypt/marker.h"
 #include "core/util/bytes.h"
+#include "core/util/cores.h"
 #include "core/util/error.h"
 
 namespace warpvol {
@@ -178,7 +179,7 @@ class Search {
       }
     }
     if (cands.empty()) return false;
-    const unsigned cores = opt_.kdf_threads ? opt_.kdf_threads : std::thread::hardware_concurrency();
+    const unsigned cores = opt_.kdf_threads ? opt_.kdf_threads : usable_cores();
 
     // The caller's blocks go with the primary VeraCrypt candidates of the same KDF and password.
     AlongBlocks* along = opt_.along && !opt_.along->blocks.empty() ? opt_.along : nullptr;

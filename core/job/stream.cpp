@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/util/cores.h"
 #include "core/util/env.h"
 #include "core/util/error.h"
 #include "core/util/futex.h"
@@ -20,14 +21,14 @@ namespace warpvol {
 
 unsigned default_stream_workers(unsigned engine_concurrency) {
   if (const auto n = env_number("WARPVOL_STREAM_WORKERS", 1, 64)) return unsigned(*n);  // tuning runs (bench/jobs.sh)
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned hw = usable_cores();
   const unsigned base = std::clamp(hw / 4, 2u, 8u);
   return engine_concurrency > 1 ? std::min(2 * base, std::max(16u, base)) : base;
 }
 
 unsigned default_ring_readers(unsigned engine_callers) {
   if (const auto n = env_number("WARPVOL_STREAM_WORKERS", 1, 64)) return unsigned(*n);  // tuning runs (bench/jobs.sh)
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned hw = usable_cores();
   const unsigned left = hw > engine_callers + 2 ? hw - engine_callers - 2 : 0;
   return std::clamp(left, default_stream_workers(engine_callers), 16u);
 }

@@ -19,7 +19,6 @@
 #include <cctype>
 #include <cstring>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/kdf/blake2s.h"
@@ -27,6 +26,7 @@
 #include "core/kdf/streebog.h"
 #include "core/kdf/whirlpool.h"
 #include "core/util/bytes.h"
+#include "core/util/cores.h"
 #include "core/util/error.h"
 #include "core/util/parallel.h"
 #include "core/util/secure.h"
@@ -411,7 +411,7 @@ void pbkdf2_many(PrfId prf, const uint8_t* pw, size_t pw_len, const Pbkdf2Block*
   constexpr uint32_t kParallelIterations = 1000;
   if (n == 0) return;
   if (iterations < kParallelIterations) threads = 1;
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = usable_cores();
   const size_t lane_parts = pbkdf2_lane_parts(prf, n, threads);
   const bool lanes = lane_parts > 0;
   const size_t parts = lanes ? lane_parts : threads == 1 ? 1 : std::min<size_t>(n, 64);

@@ -8,6 +8,8 @@
 #include <set>
 #include <thread>
 
+#include "core/util/cores.h"
+
 namespace warpvol::reenc {
 
 std::string_view item_status_name(ItemStatus s) {
@@ -53,7 +55,7 @@ std::vector<ItemResult> run_batch(const std::vector<VolumeRequest>& requests, co
   // open's search gets its part of them (OpenOptions::kdf_threads). With the default PIM the key derivations are
   // most of a batch of small containers.
   const unsigned at_once = std::max(1u, std::min<unsigned>(opt.jobs, unsigned(requests.size())));
-  const unsigned share = std::max(1u, std::thread::hardware_concurrency() / at_once);
+  const unsigned share = std::max(1u, usable_cores() / at_once);
   std::vector<std::unique_ptr<Job>> jobs(requests.size());
   for_each_parallel(requests.size(), opt.jobs, [&](size_t i) {
     ItemResult& r = results[i];

@@ -15,12 +15,12 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <thread>
 
 #include "core/io/atomic_file.h"
 #include "core/io/binary.h"
 #include "core/io/fd_io.h"
 #include "core/reencrypt/marker.h"
+#include "core/util/cores.h"
 #include "core/util/error.h"
 #include "core/util/parallel.h"
 #include "core/util/random.h"
@@ -93,7 +93,7 @@ std::array<uint8_t, 32> tree_digest(const uint8_t* p, size_t n) {
       SHA256(p + i * kPiece, len, digests.data() + i * 32);
     }
   };
-  const unsigned T = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), unsigned(pieces)));
+  const unsigned T = std::max(1u, std::min<unsigned>(usable_cores(), unsigned(pieces)));
   const size_t per = (pieces + T - 1) / T;
   run_parts(T, [&](unsigned t) { work(std::min(pieces, t * per), std::min(pieces, (t + 1) * per)); });
   std::array<uint8_t, 32> d{};

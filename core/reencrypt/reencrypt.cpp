@@ -21,7 +21,6 @@
 #include <future>
 #include <mutex>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -35,6 +34,7 @@
 #include "core/reencrypt/unit_hash.h"
 #include "core/job/stream.h"
 #include "core/util/aligned_buffer.h"
+#include "core/util/cores.h"
 #include "core/util/env.h"
 #include "core/util/error.h"
 #include "core/util/parallel.h"
@@ -670,7 +670,7 @@ struct Job::Impl {
       for (uint64_t done = from; done < to; done += step)
         file->write_at(j.range_offset + rel + done, data + done, size_t(std::min(step, to - done)));
     };
-    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned hw = usable_cores();
     const uint64_t device_parts = std::min<uint64_t>(std::clamp(hw / 4, 1u, 4u), len >> 22);
     const unsigned parts = opt.writers               ? unsigned(std::min<uint64_t>(opt.writers, len / kDirectAlign))
                            : file->parallel_writes() ? unsigned(device_parts)
@@ -839,7 +839,7 @@ struct Job::Impl {
       const uint8_t* prot = j.state.protection;
       file->read_at(j.range_offset + a, buf.data(), buf.size());
       std::vector<uint8_t> now(nunits * kUnitHashSize);
-      hash_units(j.unit_hash, buf.data(), nunits, now.data(), std::thread::hardware_concurrency());
+      hash_units(j.unit_hash, buf.data(), nunits, now.data(), usable_cores());
       std::vector<bool> is_old(nunits);
       for (size_t i = 0; i < nunits; ++i)
         is_old[i] = std::memcmp(now.data() + i * kUnitHashSize, prot + i * kUnitHashSize, kUnitHashSize) != 0;
@@ -859,7 +859,7 @@ struct Job::Impl {
         reencrypt_range(a + uint64_t(i) * kDataUnitSize, buf.data() + i * kDataUnitSize,
                         uint64_t(k - i) * kDataUnitSize);
       });
-      hash_units(j.unit_hash, buf.data(), nunits, now.data(), std::thread::hardware_concurrency());
+      hash_units(j.unit_hash, buf.data(), nunits, now.data(), usable_cores());
       size_t n_old = 0;
       for (size_t i = 0; i < nunits; ++i) {
         if (!is_old[i]) continue;

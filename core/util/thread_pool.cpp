@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/util/cores.h"
+
 namespace warpvol {
 
 namespace {
@@ -12,7 +14,7 @@ constexpr auto kSpin = std::chrono::microseconds(100);
 }  // namespace
 
 ThreadPool::ThreadPool(unsigned threads) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = usable_cores();
   workers_.reserve(threads - 1);
   for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
 }

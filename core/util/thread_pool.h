@@ -22,7 +22,7 @@ namespace warpvol {
 
 class ThreadPool {
  public:
-  explicit ThreadPool(unsigned threads);  // 0 = hardware_concurrency
+  explicit ThreadPool(unsigned threads);  // 0 = usable_cores() (core/util/cores.h)
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;

@@ -30,6 +30,7 @@
 #include "core/io/file.h"
 #include "core/job/stream.h"
 #include "core/util/aligned_buffer.h"
+#include "core/util/cores.h"
 #include "tests/support/forwarding_file.h"
 #include "tests/support/test_support.h"
 #include "tests/support/thread_checks.h"
@@ -404,7 +405,7 @@ TEST_CASE("job stream: an ordered ring holds twice the workers' chunks, or with 
 TEST_CASE("job stream: an ordered ring with engine callers reads, by default, with the cores the callers and the "
           "sink leave, within the multi-caller default and 16",
           "[job]") {
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned hw = usable_cores();
   for (unsigned callers : {2u, 4u, 8u}) {
     INFO(callers << " engine callers, " << hw << " cores");
     const unsigned r = default_ring_readers(callers);
