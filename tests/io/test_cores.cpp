@@ -9,7 +9,7 @@
 
 using namespace warpvol;
 
-TEST_CASE("cores: a cgroup v2 cpu.max line gives its quota in cores, rounded up; 'max' or a bad line gives none",
+TEST_CASE("cores: a cgroup v2 cpu.max line gives its quota in whole cores rounded up and none for max or a bad line",
           "[io]") {
   CHECK(cores_of_cpu_max("200000 100000\n") == 2u);
   CHECK(cores_of_cpu_max("150000 100000") == 2u);
@@ -22,14 +22,14 @@ TEST_CASE("cores: a cgroup v2 cpu.max line gives its quota in cores, rounded up;
   CHECK_FALSE(cores_of_cpu_max("2e5 100000"));
 }
 
-TEST_CASE("cores: the cgroup v2 path is /proc/self/cgroup's 0:: line; a cgroup v1 system has none", "[io]") {
+TEST_CASE("cores: the cgroup v2 path is the 0:: line of /proc/self/cgroup and a cgroup v1 system has none", "[io]") {
   CHECK(cgroup_v2_path("0::/user.slice/session-1.scope\n") == std::string_view("/user.slice/session-1.scope"));
   CHECK(cgroup_v2_path("12:cpu,cpuacct:/x\n1:name=systemd:/\n0::/\n") == std::string_view("/"));
   CHECK_FALSE(cgroup_v2_path("4:memory:/a\n1:cpu:/\n"));
   CHECK_FALSE(cgroup_v2_path(""));
 }
 
-TEST_CASE("cores: a thread restricted to one CPU (taskset, a cpuset) sizes its pools for one core", "[io]") {
+TEST_CASE("cores: a thread restricted to one CPU (taskset or a cpuset) sizes its pools for one core", "[io]") {
   const unsigned all = usable_cores();
   CHECK(all >= 1);
   CHECK(all <= std::max(1u, std::thread::hardware_concurrency()));
