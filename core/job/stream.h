@@ -87,8 +87,8 @@ unsigned default_stream_workers(unsigned engine_concurrency = 1);
 // Readers of an ordered ring whose engine callers are threads of their own (the export through the GPU): the cores
 // left beside the callers' requests (each keeps one thread of the engine busy: the GPU agent's stream threads wait
 // for their CUDA events spinning), the sink and the callers' wake-ups, at least default_stream_workers and at most
-// 16: ten on 16 cores, where eight left the engine callers waiting for chunks and twelve were slower again
-// (docs/perf/measurements-2026-12-04-session41.md). WARPVOL_STREAM_WORKERS sets it too.
+// 16. Fewer readers left the engine callers waiting for chunks; more took cores that the callers and the sink then
+// lacked (docs/perf/measurements-2026-12-04-session41.md). WARPVOL_STREAM_WORKERS sets it too.
 unsigned default_ring_readers(unsigned engine_callers);
 
 }  // namespace warpvol
