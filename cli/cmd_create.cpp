@@ -220,7 +220,7 @@ class CreateCommand final : public Command {
     if (o.type != CreateType::Hidden) eo.chains = {o.chain};  // a hidden volume's outer may run another chain
     eo.verbose = [&ctx](const std::string& m) { ctx.verbose_line(m); };
     // The fill writes one file from one thread; a device takes several writers.
-    eo.one_writer = !is_block_device(o.path);
+    eo.one_writer = is_block_device(o.path) ? OneWriterJob::None : OneWriterJob::Fill;
     const bool non_interactive = vm.count("non-interactive") > 0;
     const bool check_outer = o.type == CreateType::Hidden && !trust_size;
     if (check_outer && !outer_given && (non_interactive || !::isatty(STDIN_FILENO)))

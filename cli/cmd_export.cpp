@@ -77,7 +77,8 @@ class ExportCommand final : public VolumeCommand<ExportRequest> {
     eo.choice = request.choice;
     eo.verbose = [&ctx](const std::string& m) { ctx.verbose_line(m); };
     if (!header.legacy) eo.chains = {header.chain};
-    eo.one_writer = out.to_file();  // a regular file's positioned writes, from one thread at a time
+    // A regular file's positioned writes, from one thread at a time.
+    eo.one_writer = out.to_file() ? OneWriterJob::ExportToFile : OneWriterJob::None;
     std::shared_ptr<XtsEngine> engine = make_engine(eo);
     ctx.verbose_line("engine " + engine->name() + ": " + engine->detail());
     Volume vol(std::move(file), std::move(header), engine);

@@ -55,7 +55,8 @@ class ImportCommand final : public Command {
     eo.choice = engine_choice_from(vm);
     eo.chains = {o.chain};
     eo.verbose = [&ctx](const std::string& m) { ctx.verbose_line(m); };
-    eo.one_writer = !is_block_device(o.path);  // the container is written from one thread unless it is a device
+    // The container is written from one thread unless it is a device.
+    eo.one_writer = is_block_device(o.path) ? OneWriterJob::None : OneWriterJob::Fill;
     {
       // Pre-flight (raw image, output, sizes, free space) before the password prompt; keyfiles are checked again
       // with the real credentials before anything is written.

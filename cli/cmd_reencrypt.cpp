@@ -583,8 +583,10 @@ class ReencryptCommand final : public Command {
     // checksum resilience: journal resilience digests every zone's old ciphertext on the cores, where the CPU
     // engine's passes compete with it and the GPU's do not (docs/perf/measurements-2026-11-29-session27.md). A
     // resumed job keeps its journal's mode, which the same command names again.
-    eo.one_writer = bo.job.resilience == reenc::Resilience::Checksum && (bo.jobs == 1 || reqs.size() == 1) &&
-                    std::none_of(reqs.begin(), reqs.end(), [](const auto& r) { return is_block_device(r.path); });
+    const bool one_writer =
+        bo.job.resilience == reenc::Resilience::Checksum && (bo.jobs == 1 || reqs.size() == 1) &&
+        std::none_of(reqs.begin(), reqs.end(), [](const auto& r) { return is_block_device(r.path); });
+    eo.one_writer = one_writer ? OneWriterJob::Reencrypt : OneWriterJob::None;
     const auto t_engine = Clock::now();
     bo.job.engine = make_engine(eo);
     const double engine_secs = std::chrono::duration<double>(Clock::now() - t_engine).count();

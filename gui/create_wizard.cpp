@@ -393,7 +393,8 @@ void CreateWizard::start_creation() {
       std::optional<mount::MkfsTool> tool;
       if (fs != "none") tool = mount::check_mkfs_available(fs.toStdString());  // before anything is written
       EngineOptions eo;
-      eo.one_writer = !is_block_device(o.path);  // the fill writes a file from one thread (engine_factory.h)
+      // The fill writes a file from one thread (engine_factory.h).
+      eo.one_writer = is_block_device(o.path) ? OneWriterJob::None : OneWriterJob::Fill;
       o.engine = make_engine(eo);
       create_volume(o);
       if (tool) {

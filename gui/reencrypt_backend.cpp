@@ -37,7 +37,8 @@ ReencryptBackend default_reencrypt_backend() {
     }
     BatchOptions opt;
     EngineOptions eo;  // the containers one at a time, each a file rewritten from one thread (engine_factory.h)
-    eo.one_writer = std::none_of(reqs.begin(), reqs.end(), [](const auto& r) { return is_block_device(r.path); });
+    const bool devices = std::any_of(reqs.begin(), reqs.end(), [](const auto& r) { return is_block_device(r.path); });
+    eo.one_writer = devices ? OneWriterJob::None : OneWriterJob::Reencrypt;
     opt.job.engine = make_engine(eo);
     opt.job.cancel = cancel;
     opt.job.progress = progress;

@@ -260,6 +260,25 @@ void AutoEngine::set_one_writer(bool on, double cpu_rate) {
   one_writer_rate_ = cpu_rate;
 }
 
+double AutoEngine::one_writer_rate(OneWriterJob job) {
+  switch (job) {
+    case OneWriterJob::Fill: return kFillCpuRate;
+    case OneWriterJob::ExportToFile: return kExportCpuRate;
+    case OneWriterJob::Reencrypt: return kReencryptCpuRate;
+    case OneWriterJob::None: break;
+  }
+  return 0;
+}
+
+void AutoEngine::set_one_writer(OneWriterJob job) {
+  set_one_writer(job != OneWriterJob::None, one_writer_rate(job));
+  one_writer_pass_ = job == OneWriterJob::Fill ? Direction::Encrypt : Direction::Decrypt;
+  one_writer_kind_ = job == OneWriterJob::Fill           ? "a create or an import"
+                     : job == OneWriterJob::ExportToFile ? "an export to a file"
+                     : job == OneWriterJob::Reencrypt    ? "a re-encryption in place"
+                                                         : nullptr;
+}
+
 double AutoEngine::cpu_rate(ChainId c, Direction d) const {
   auto it = cpu_rates_.find({c, d});
   // `warpvol benchmark`'s measurement (random data and key, after a warm-up pass), the best of kRateProbes windows:
@@ -278,7 +297,7 @@ double AutoEngine::cpu_rate(ChainId c, Direction d) const {
 
 double AutoEngine::cpu_job_rate(ChainId a, const ChainId* b) const {
   std::lock_guard<std::mutex> lk(rate_mu_);
-  double secs_per_byte = 1 / cpu_rate(a, Direction::Decrypt);
+  double secs_per_byte = 1 / cpu_rate(a, b ? Direction::Decrypt : one_writer_pass_);
   if (b) secs_per_byte += 1 / cpu_rate(*b, Direction::Encrypt);
   return 1 / secs_per_byte;
 }
@@ -302,12 +321,14 @@ bool AutoEngine::cpu_job(const EngineKey& a, const EngineKey* b) const {
   if (summary_) {
     const std::string passes = b ? "re-encrypting " + std::string(chain_info(a.chain()).name) + " to " +
                                        std::string(chain_info(bc).name)
-                                 : "on " + std::string(chain_info(a.chain()).name);
+                                 : std::string(one_writer_pass_ == Direction::Encrypt ? "encrypting " : "on ") +
+                                       std::string(chain_info(a.chain()).name);
+    const std::string rate_for = one_writer_kind_ ? std::string(" (the rate for ") + one_writer_kind_ + ")" : "";
     summary_("engine auto: the job writes one file from one thread (a few GB/s at most); the CPU engine runs its "
              "passes " + passes + " at " + gbps(rate) + " here" +
-             (on_cpu ? ", at least " + gbps(one_writer_rate_) + ": it takes the whole job, with its own buffers "
-                                                                 "and threads"
-                     : ", below " + gbps(one_writer_rate_) + ": the GPU takes part"));
+             (on_cpu ? ", at least " + gbps(one_writer_rate_) + rate_for + ": it takes the whole job, with its own "
+                                                                            "buffers and threads"
+                     : ", below " + gbps(one_writer_rate_) + rate_for + ": the GPU takes part"));
   }
   return on_cpu;
 }

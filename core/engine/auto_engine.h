@@ -40,6 +40,7 @@
 
 #include "core/engine/cpu_share.h"
 #include "core/engine/engine_benchmark.h"
+#include "core/engine/one_writer_job.h"
 #include "core/engine/xts_engine.h"
 
 namespace warpvol {
@@ -84,20 +85,32 @@ class AutoEngine final : public XtsEngine {
   IoBuffer io_buffer_for(size_t bytes, const EngineKey& a, const EngineKey* b = nullptr) override;
   unsigned concurrency_for(const EngineKey& a, const EngineKey* b = nullptr) const override;
 
-  // The job writes one regular file from one thread (EngineOptions::one_writer), which bounds it at a few GB/s:
-  // one file's writes serialise on its inode lock. Where the CPU engine runs the job's passes at
-  // kOneWriterCpuRate or more on this machine (a key's chain decrypting, the pass of an export and about that of a
-  // create; a re-encryption's decryption and encryption together), the job's requests all go to it, with its
-  // buffers and threads: the GPU cannot make such a job faster, and in the GPU's pipeline the same writer ran
-  // slower than in the CPU engine's (docs/perf/measurements-2026-11-29-session26.md). The rate is measured once per
-  // chain and direction the job uses, on the first key pair asked about (measure_engine: passes of kRateProbeBytes
-  // on random data for kRateProbeSeconds, a few milliseconds; the best of kRateProbes). Below that rate the job's
-  // trials do not run the CPU alone (cpu_share.h): it would crunch beside the writer. WARPVOL_AUTO_ONE_WRITER=off:
-  // not applied (for measurements).
-  void set_one_writer(bool on, double cpu_rate = kOneWriterCpuRate);  // (another rate: tests)
-  // Between the three-cipher cascades' rate on a 16-core host (there the GPU is level or ahead in such jobs) and
-  // Twofish's or a Serpent re-encryption's (the CPU engine ahead): docs/perf/measurements-2026-11-29-session26.md.
-  static constexpr double kOneWriterCpuRate = 7e9;
+  // The job writes one regular file from one thread (EngineOptions::one_writer), which bounds it at a few GB/s.
+  // Where the CPU engine runs the job's passes at the job kind's rate or more on this machine (one_writer_rate: a
+  // key's chain decrypting for an export, encrypting for a fill; a re-encryption's decryption and encryption
+  // together), the job's requests all go to it, with its buffers and threads: the GPU cannot make such a
+  // job faster, and in the GPU's pipeline the same writer may run slower than in the CPU engine's
+  // (docs/perf/measurements-2026-11-29-session26.md). The rate is measured once per chain and direction the job
+  // uses, on the first key pair asked about (measure_engine: passes of kRateProbeBytes on random data for
+  // kRateProbeSeconds, a few milliseconds; the best of kRateProbes). Below that rate the job's trials do not run
+  // the CPU alone (cpu_share.h): it would crunch beside the writer. WARPVOL_AUTO_ONE_WRITER=off: not applied (for
+  // measurements). Each kind of job runs its own pipeline, so whether the GPU helps depends on the kind: a rate each.
+  void set_one_writer(OneWriterJob job);
+  void set_one_writer(bool on, double cpu_rate);  // (tests: any rate)
+  // The rates per kind come from the engines' rows of bench/jobs.sh over many sessions on 16-core hosts, the jobs'
+  // files in tmpfs (docs/perf/measurements-2026-12-04-session44.md, "Which engine leads").
+  static double one_writer_rate(OneWriterJob job);
+  // Create and import (the chain's encryption): in the fill's unordered pipeline the GPU's path was level with the
+  // CPU engine's or behind it on every chain, the three-cipher cascades included, whose probes all came out above
+  // this rate. Below it the CPU engine would hardly outrun the writer, and the GPU takes part.
+  static constexpr double kFillCpuRate = 3e9;
+  // An export to a file (the chain's decryption): in the export's ordered ring the GPU's path led with Twofish and
+  // with the cascades, and the CPU engine's was level or ahead with Serpent and AES. The rate lies between Twofish's
+  // and Serpent's there.
+  static constexpr double kExportCpuRate = 12e9;
+  // A re-encryption in place, the rate of both passes together: the GPU's path was level or ahead with Serpent and
+  // with the slower chains, and the CPU engine's with AES. The rate lies between Serpent's and AES's there.
+  static constexpr double kReencryptCpuRate = 14e9;
   static constexpr size_t kRateProbeBytes = size_t(4) << 20;
   static constexpr double kRateProbeSeconds = 1e-3;
   static constexpr unsigned kRateProbes = 3;
@@ -198,7 +211,9 @@ class AutoEngine final : public XtsEngine {
   const size_t piece_units_;  // kPieceBytes in units (WARPVOL_AUTO_PIECE=N: N MiB, for measurements)
   std::mutex cpu_run_mu_;  // the CPU engine's scheduled requests run one at a time (see concurrency())
   bool one_writer_ = false;
-  double one_writer_rate_ = kOneWriterCpuRate;
+  double one_writer_rate_ = kReencryptCpuRate;
+  Direction one_writer_pass_ = Direction::Decrypt;  // what a single key's job does (a fill: encrypt)
+  const char* one_writer_kind_ = nullptr;  // what the rate is for, in --verbose's words (null: a test's rate)
   mutable std::mutex rate_mu_;
   mutable std::map<std::pair<ChainId, Direction>, double> cpu_rates_;
   mutable std::map<std::pair<int, int>, bool> cpu_jobs_;     // (chain a, chain b or -1): cpu_job's decision

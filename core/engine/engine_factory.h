@@ -12,6 +12,7 @@
 #include <vector>
 #include <string_view>
 
+#include "core/engine/one_writer_job.h"
 #include "core/engine/xts_engine.h"
 
 namespace warpvol {
@@ -41,9 +42,9 @@ struct EngineOptions {
   std::vector<ChainId> chains;
   // The job writes one regular file from one thread (create, import, an export to a file, the re-encryption of
   // one container at a time with checksum resilience), which bounds it at a few GB/s and leaves the cores to the
-  // engine: auto runs it on the CPU engine alone where that engine keeps up with such a writer with time to spare
-  // (AutoEngine::set_one_writer).
-  bool one_writer = false;
+  // engine: auto runs it on the CPU engine alone where that engine keeps up with such a writer with time to spare,
+  // by a rate that depends on the kind of job (AutoEngine::set_one_writer).
+  OneWriterJob one_writer = OneWriterJob::None;
 };
 // auto would send none of these chains' requests to the GPU (false for an empty list).
 bool gpu_never_used(const std::vector<ChainId>& chains);

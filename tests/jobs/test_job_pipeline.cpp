@@ -643,6 +643,78 @@ TEST_CASE("auto engine: a one-writer job's probe times each pass of the CPU engi
   CHECK(cpu->encrypts >= 1 + 1 + 1 + int(AutoEngine::kRateProbes));
 }
 
+// A CPU engine that runs at a set rate: each request takes the time the rate gives it and leaves the data as it is
+// (what is under test is auto's choice, not the data). Other work on the machine can only make it slower.
+struct PacedEngine : CpuEngine {
+  explicit PacedEngine(double bytes_per_second) : CpuEngine(1), rate(bytes_per_second) {}
+  const double rate;
+  std::atomic<int> encrypts{0}, decrypts{0};
+  void process(const EngineKey&, Direction d, uint64_t, uint8_t*, size_t nunits) override {
+    ++(d == Direction::Encrypt ? encrypts : decrypts);
+    const auto until = std::chrono::steady_clock::now() +
+                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           std::chrono::duration<double>(double(nunits) * kDataUnitSize / rate));
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  }
+};
+
+TEST_CASE("auto engine: a one-writer job's rate and the pass it times follow the kind of job", "[job][auto]") {
+  // The CPU engine runs at three times a fill's rate, below an export's, and a re-encryption's two passes together
+  // at half of that, below a re-encryption's rate: a create or an import stays on it, the others let the GPU (a
+  // second CPU engine with four callers) take part.
+  struct Wide : CpuEngine {
+    Wide() : CpuEngine(1) {}
+    unsigned concurrency() const override { return 4; }
+  };
+  const double paced = 3 * AutoEngine::kFillCpuRate;
+  REQUIRE(paced < AutoEngine::kExportCpuRate);
+  REQUIRE(paced / 2 < AutoEngine::kReencryptCpuRate);
+  std::map<ChainId, size_t> crossover;
+  for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
+  const auto m1 = noise_bytes(2 * 32, 14), m2 = noise_bytes(2 * 32, 15);
+  auto cpu = std::make_shared<PacedEngine>(paced);
+  std::vector<std::string> lines;
+  AutoEngine eng(cpu, std::make_shared<Wide>(), crossover, [&](const std::string& m) { lines.push_back(m); });
+  auto said = [&](const std::string& what) {
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const std::string& l) { return l.find(what) != std::string::npos; });
+  };
+  auto serpent = eng.prepare(ChainId::Serpent, m1.data());
+  auto twofish = eng.prepare(ChainId::Twofish, m2.data());
+  const int probe = 1 + int(AutoEngine::kRateProbes);  // the warm-up pass and a window each, at least
+  SECTION("a create or an import: the CPU engine's encryption is timed, and it takes the job") {
+    eng.set_one_writer(OneWriterJob::Fill);
+    CHECK(eng.concurrency_for(*serpent) == 1);
+    CHECK(cpu->decrypts == 0);
+    CHECK(cpu->encrypts >= 1 + probe);  // and the pass that made the data
+    CHECK(said("passes encrypting Serpent"));
+    CHECK(said("(the rate for a create or an import): it takes the whole job"));
+  }
+  SECTION("an export to a file: the CPU engine's decryption is timed, and the GPU takes part") {
+    eng.set_one_writer(OneWriterJob::ExportToFile);
+    CHECK(eng.concurrency_for(*serpent) == 4);
+    CHECK(cpu->encrypts == 1);
+    CHECK(cpu->decrypts >= probe);
+    CHECK(said("passes on Serpent"));
+    CHECK(said("(the rate for an export to a file): the GPU takes part"));
+  }
+  SECTION("a re-encryption in place: both passes are timed, and the GPU takes part") {
+    eng.set_one_writer(OneWriterJob::Reencrypt);
+    CHECK(eng.concurrency_for(*serpent, twofish.get()) == 4);
+    CHECK(cpu->decrypts >= probe);
+    CHECK(cpu->encrypts >= 2 + probe);
+    CHECK(said("re-encrypting Serpent to Twofish"));
+    CHECK(said("(the rate for a re-encryption in place): the GPU takes part"));
+  }
+  SECTION("not such a job: nothing is timed, and the GPU's callers serve it") {
+    eng.set_one_writer(OneWriterJob::None);
+    CHECK(eng.concurrency_for(*serpent) == 4);
+    CHECK(cpu->encrypts + cpu->decrypts == 0);
+    CHECK(lines.empty());
+  }
+}
+
 TEST_CASE("auto engine: the CPU takes every request while the GPU starts, and the GPU joins once ready", "[job][auto]") {
   auto cpu = std::make_shared<CpuEngine>(1);
   auto other = std::make_shared<CpuEngine>(1);  // stands in for the GPU
