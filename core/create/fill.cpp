@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/job/stream.h"
+#include "core/util/env.h"
 #include "core/util/error.h"
 
 namespace warpvol {
@@ -108,7 +109,10 @@ void encrypt_to_file(BlockFile& file, uint64_t offset, uint64_t length, uint64_t
   StreamOptions so;
   so.chunk_bytes = opt.chunk_bytes;
   so.workers = unsigned(opt.writers);
-  so.ordered = false;
+  // WARPVOL_FILL_ORDERED=1 (tuning runs): the fill as an ordered ring, which with an engine of several callers (the
+  // GPU's) takes the export's shape, readers and engine callers as threads of their own (stream.cpp), instead of
+  // workers that each wait for their own request's round trip.
+  so.ordered = env_number("WARPVOL_FILL_ORDERED", 0, 1).value_or(0) == 1;
   so.sink_threads = file.parallel_writes() ? 0 : 1;
   so.phase = opt.phase;
   so.progress = opt.progress;

@@ -643,6 +643,37 @@ TEST_CASE("auto engine: a one-writer job's probe times each pass of the CPU engi
   CHECK(cpu->encrypts >= 1 + 1 + 1 + int(AutoEngine::kRateProbes));
 }
 
+TEST_CASE("fill: as an ordered ring (WARPVOL_FILL_ORDERED=1) it writes the same file", "[job]") {
+  // The tuning setting that gives the fill the export's shape with an engine of several callers: readers and
+  // callers as threads of their own (the stream's summary says which shape ran), and the same bytes.
+  struct Wide : CpuEngine {
+    Wide() : CpuEngine(1) {}
+    unsigned concurrency() const override { return 4; }
+  };
+  wvtest::TempDir dir;
+  Area a(ChainId::Twofish, size_t(12) << 20);
+  Wide wide;
+  auto fill = [&](const std::string& name, std::string& summary) {
+    auto f = open_file(dir.file(name), OpenMode::CreateTruncate);
+    FillOptions fo;
+    fo.chunk_bytes = size_t(1) << 20;
+    fo.summary = [&](const std::string& m) { summary = m; };
+    encrypt_to_file(*f, 0, a.plain.size(), a.first_unit, wide, wide.prepare(a.chain, a.key.data()),
+                    [&](uint64_t pos, uint8_t* buf, size_t len) { std::memcpy(buf, a.plain.data() + pos, len); }, fo);
+    std::vector<uint8_t> got(a.plain.size());
+    f->read_at(0, got.data(), got.size());
+    return got;
+  };
+  std::string workers, ring;
+  CHECK(fill("workers", workers) == a.cipher);
+  CHECK(workers.find(" workers (") != std::string::npos);
+  wvtest::ScopedEnv ordered("WARPVOL_FILL_ORDERED", "1");
+  CHECK(fill("ring", ring) == a.cipher);
+  CHECK(ring.find(" readers, 4 engine callers") != std::string::npos);
+  CpuEngine one(1);  // one caller: the workers' shape, in order
+  CHECK(fill_encrypt(one, a, dir.file("one")) == a.cipher);
+}
+
 // A CPU engine that runs at a set rate: each request takes the time the rate gives it and leaves the data as it is
 // (what is under test is auto's choice, not the data). Other work on the machine can only make it slower.
 struct PacedEngine : CpuEngine {
