@@ -95,17 +95,26 @@ std::vector<uint8_t> stream_decrypt(XtsEngine& e, const Area& a, const std::stri
   return out;
 }
 
-// Encrypts the area's plaintext with the create/import fill into a file; returns the file's bytes.
-std::vector<uint8_t> fill_encrypt(XtsEngine& e, const Area& a, const std::string& path) {
+// Encrypts the area's plaintext with the create/import fill into a file; returns the file's bytes. `summary`: the
+// stream's summary line (the shape it ran).
+std::vector<uint8_t> fill_encrypt(XtsEngine& e, const Area& a, const std::string& path,
+                                  std::string* summary = nullptr) {
   auto f = open_file(path, OpenMode::CreateTruncate);
   FillOptions fo;
   fo.chunk_bytes = size_t(1) << 20;
+  if (summary) fo.summary = [summary](const std::string& m) { *summary = m; };
   encrypt_to_file(*f, 0, a.plain.size(), a.first_unit, e, e.prepare(a.chain, a.key.data()),
                   [&](uint64_t pos, uint8_t* buf, size_t len) { std::memcpy(buf, a.plain.data() + pos, len); }, fo);
   std::vector<uint8_t> got(a.plain.size());
   f->read_at(0, got.data(), got.size());
   return got;
 }
+
+// A CPU engine that reports four callers: it stands in for the GPU's pipeline.
+struct WideEngine : CpuEngine {
+  WideEngine() : CpuEngine(1) {}
+  unsigned concurrency() const override { return 4; }
+};
 
 // Ring buffers for a ChunkTransform that count what stream_area makes and gives back: how many, how many on the
 // thread that built this (the caller of stream_area), and how many came back holding anything but zeros.
@@ -471,12 +480,8 @@ TEST_CASE("files: a regular file takes one writer at a time, the fill writes it 
 TEST_CASE("auto engine: keys that never go to the GPU get the CPU engine's buffers and one caller", "[job][auto]") {
   // Two CPU engines stand in for the CPU and the GPU; the "GPU" reports four callers. AES never goes to it (the
   // built-in crossover), Serpent from 256 KiB.
-  struct Wide : CpuEngine {
-    Wide() : CpuEngine(1) {}
-    unsigned concurrency() const override { return 4; }
-  };
   auto cpu = std::make_shared<CpuEngine>(1);
-  auto wide = std::make_shared<Wide>();
+  auto wide = std::make_shared<WideEngine>();
   AutoEngine eng(cpu, wide, crossover_from_json(""));
   auto key_material = noise_bytes(2 * 3 * 32, 3);
   auto aes = eng.prepare(ChainId::Aes, key_material.data());
@@ -492,9 +497,7 @@ TEST_CASE("auto engine: a job bound by one writer runs on the CPU engine alone w
           "[job][auto]") {
   // Two CPU engines stand in for the CPU and the GPU, which reports four callers; every chain may go to the "GPU"
   // from 64 KiB. The rate the CPU engine must reach is set per section (its measured rate depends on the machine).
-  struct Wide : CpuEngine {
-    Wide() : CpuEngine(1) {}
-    unsigned concurrency() const override { return 4; }
+  struct Wide : WideEngine {
     IoBuffer io_buffer(size_t bytes) override {  // marked page-locked, as the GPU engine's
       auto* b = new AlignedBuffer(bytes);
       return IoBuffer(b->data(), b->size(), [b](uint8_t*, size_t) { delete b; }, true);
@@ -572,10 +575,6 @@ TEST_CASE("auto engine: a probe of the CPU engine slowed by other work does not 
       CpuEngine::process(k, d, unit0, data, nunits);
     }
   };
-  struct Wide : CpuEngine {
-    Wide() : CpuEngine(1) {}
-    unsigned concurrency() const override { return 4; }
-  };
   CpuEngine plain(1);
   const double clean =
       measure_engine(plain, ChainId::Serpent, AutoEngine::kRateProbeBytes, AutoEngine::kRateProbeSeconds)
@@ -583,7 +582,7 @@ TEST_CASE("auto engine: a probe of the CPU engine slowed by other work does not 
   std::map<ChainId, size_t> crossover;
   for (const auto& c : all_chains()) crossover[c.id] = 64 * 1024;
   auto slowed = std::make_shared<Slowed>();
-  AutoEngine eng(slowed, std::make_shared<Wide>(), crossover);
+  AutoEngine eng(slowed, std::make_shared<WideEngine>(), crossover);
   // A fifth of the clean rate: far above the slowed probe's (4 MiB per 50 ms), far below a clean probe's.
   eng.set_one_writer(true, clean / 5);
   const auto material = noise_bytes(2 * 32, 11);
@@ -646,29 +645,14 @@ TEST_CASE("auto engine: a one-writer job's probe times each pass of the CPU engi
 TEST_CASE("fill: as an ordered ring (WARPVOL_FILL_ORDERED=1) it writes the same file", "[job]") {
   // The tuning setting that gives the fill the export's shape with an engine of several callers: readers and
   // callers as threads of their own (the stream's summary says which shape ran), and the same bytes.
-  struct Wide : CpuEngine {
-    Wide() : CpuEngine(1) {}
-    unsigned concurrency() const override { return 4; }
-  };
   wvtest::TempDir dir;
   Area a(ChainId::Twofish, size_t(12) << 20);
-  Wide wide;
-  auto fill = [&](const std::string& name, std::string& summary) {
-    auto f = open_file(dir.file(name), OpenMode::CreateTruncate);
-    FillOptions fo;
-    fo.chunk_bytes = size_t(1) << 20;
-    fo.summary = [&](const std::string& m) { summary = m; };
-    encrypt_to_file(*f, 0, a.plain.size(), a.first_unit, wide, wide.prepare(a.chain, a.key.data()),
-                    [&](uint64_t pos, uint8_t* buf, size_t len) { std::memcpy(buf, a.plain.data() + pos, len); }, fo);
-    std::vector<uint8_t> got(a.plain.size());
-    f->read_at(0, got.data(), got.size());
-    return got;
-  };
+  WideEngine wide;
   std::string workers, ring;
-  CHECK(fill("workers", workers) == a.cipher);
+  CHECK(fill_encrypt(wide, a, dir.file("workers"), &workers) == a.cipher);
   CHECK(workers.find(" workers (") != std::string::npos);
   wvtest::ScopedEnv ordered("WARPVOL_FILL_ORDERED", "1");
-  CHECK(fill("ring", ring) == a.cipher);
+  CHECK(fill_encrypt(wide, a, dir.file("ring"), &ring) == a.cipher);
   CHECK(ring.find(" readers, 4 engine callers") != std::string::npos);
   CpuEngine one(1);  // one caller: the workers' shape, in order
   CHECK(fill_encrypt(one, a, dir.file("one")) == a.cipher);
@@ -694,10 +678,6 @@ TEST_CASE("auto engine: a one-writer job's rate and the pass it times follow the
   // The CPU engine runs at three times a fill's rate, below an export's, and a re-encryption's two passes together
   // at half of that, below a re-encryption's rate: a create or an import stays on it, the others let the GPU (a
   // second CPU engine with four callers) take part.
-  struct Wide : CpuEngine {
-    Wide() : CpuEngine(1) {}
-    unsigned concurrency() const override { return 4; }
-  };
   const double paced = 3 * AutoEngine::kFillCpuRate;
   REQUIRE(paced < AutoEngine::kExportCpuRate);
   REQUIRE(paced / 2 < AutoEngine::kReencryptCpuRate);
@@ -706,7 +686,7 @@ TEST_CASE("auto engine: a one-writer job's rate and the pass it times follow the
   const auto m1 = noise_bytes(2 * 32, 14), m2 = noise_bytes(2 * 32, 15);
   auto cpu = std::make_shared<PacedEngine>(paced);
   std::vector<std::string> lines;
-  AutoEngine eng(cpu, std::make_shared<Wide>(), crossover, [&](const std::string& m) { lines.push_back(m); });
+  AutoEngine eng(cpu, std::make_shared<WideEngine>(), crossover, [&](const std::string& m) { lines.push_back(m); });
   auto said = [&](const std::string& what) {
     return std::any_of(lines.begin(), lines.end(),
                        [&](const std::string& l) { return l.find(what) != std::string::npos; });
