@@ -143,7 +143,10 @@ class Link {
     free_staging_.push_back(s);
   }
 
-  int pid = 0;
+  // Set by connect() from the Hello reply after the reply reader started, and read by that reader when the
+  // connection closes (lost()): atomic, so that the pair needs no order through the threads that used the engine in
+  // between (ThreadSanitizer could not see one through std::future's wait and reported a data race).
+  std::atomic<int> pid{0};
   unsigned concurrency = 1;
   std::string engine, detail;
   // Requests on the agent's buffers so far, their round trips and the agent's part of them (nanoseconds).
@@ -185,7 +188,7 @@ class Link {
     free_channels_.push_back(c);
   }
   std::string lost(const std::string& why) const {
-    return "the GPU agent (pid " + std::to_string(pid) + ") went away during the job (" + why +
+    return "the GPU agent (pid " + std::to_string(pid.load()) + ") went away during the job (" + why +
            "); nothing after the last commit point was written: run the command again (re-encryption: --resume)";
   }
   void read_replies() {
@@ -292,7 +295,7 @@ RemoteEngine::~RemoteEngine() = default;
 
 std::string RemoteEngine::name() const { return link_->engine; }
 std::string RemoteEngine::detail() const {
-  return "GPU agent pid " + std::to_string(link_->pid) + ": " + link_->detail;
+  return "GPU agent pid " + std::to_string(link_->pid.load()) + ": " + link_->detail;
 }
 unsigned RemoteEngine::concurrency() const { return link_->concurrency; }
 int RemoteEngine::agent_pid() const { return link_->pid; }
