@@ -19,6 +19,7 @@
 #include <cctype>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/kdf/blake2s.h"
@@ -101,9 +102,14 @@ struct HmacKeyed {
     secure_wipe(k, sizeof k);
     secure_wipe(pad, sizeof pad);
   }
+  // OpenSSL's contexts are plain structs, wiped here. A C++ hash (Crypto++'s, Streebog512) wipes its own state in
+  // its destructor: wiping its bytes here would also zero its vtable pointer and its buffers' pointers before that
+  // destructor runs (UBSan: a member call on an object with an invalid vptr).
   ~HmacKeyed() {
-    secure_wipe(&inner, sizeof inner);
-    secure_wipe(&outer, sizeof outer);
+    if constexpr (std::is_trivially_destructible_v<H>) {
+      secure_wipe(&inner, sizeof inner);
+      secure_wipe(&outer, sizeof outer);
+    }
   }
 };
 

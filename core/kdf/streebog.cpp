@@ -301,6 +301,13 @@ bool streebog_pbkdf2_block(const uint8_t* pw, size_t pw_len, const uint8_t* salt
   return ok;
 }
 
+Streebog512::~Streebog512() {
+  secure_wipe(h_, sizeof h_);
+  secure_wipe(n_, sizeof n_);
+  secure_wipe(sigma_, sizeof sigma_);
+  secure_wipe(buf_, sizeof buf_);
+}
+
 void Streebog512::Restart() {
   std::memset(h_, 0, sizeof h_);  // IV of the 512-bit variant: 0^512
   std::memset(n_, 0, sizeof n_);

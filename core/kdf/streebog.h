@@ -19,6 +19,7 @@ class Streebog512 : public CryptoPP::HashTransformation {
   static constexpr unsigned int DIGESTSIZE = 64;
   static constexpr unsigned int BLOCKSIZE = 64;
   Streebog512() { Restart(); }
+  ~Streebog512() override;  // wipes the state (a password's, under HMAC), as Crypto++'s hashes do theirs
   void Update(const CryptoPP::byte* input, size_t length) override;
   unsigned int DigestSize() const override { return DIGESTSIZE; }
   unsigned int BlockSize() const override { return BLOCKSIZE; }

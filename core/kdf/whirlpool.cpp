@@ -246,6 +246,7 @@ struct Stream {
     compress(tb, h, m, sc);
   }
   void update(const uint8_t* p, size_t len) {
+    if (len == 0) return;  // p may be null then, which memcpy's arguments must not be
     total += len;
     if (n) {
       const size_t take = std::min(len, 64 - n);
