@@ -124,6 +124,7 @@ int main(int argc, char** argv) {
   char* fargv[] = {arg0, arg1, opts.data()};
   struct fuse_args args = FUSE_ARGS_INIT(3, fargv);
   struct fuse_session* se = fuse_session_new(&args, &ops, sizeof ops, nullptr);
+  fuse_opt_free_args(&args);
   if (!se || fuse_set_signal_handlers(se) != 0 || fuse_session_mount(se, argv[1]) != 0) {
     std::fprintf(stderr, "fuse_floor: cannot mount FUSE at %s\n", argv[1]);
     return 1;

@@ -385,6 +385,7 @@ int run(int argc, char** argv) {
     for (auto& a : fargs) fargv.push_back(a.data());
     struct fuse_args args = FUSE_ARGS_INIT(int(fargv.size()), fargv.data());
     se = fuse_session_new(&args, &ops, sizeof ops, &server);
+    fuse_opt_free_args(&args);  // the options it parsed are copied into the session; what parsing added is freed
     if (!se) throw Error(ErrorKind::Io, "cannot create the FUSE session (see " + spec.state_file + ")");
     if (fuse_set_signal_handlers(se) != 0) throw Error(ErrorKind::Io, "cannot install signal handlers");
     // Only SIGTERM ends the process (cleanly); a stray SIGINT/SIGHUP must not take a mounted volume away.
