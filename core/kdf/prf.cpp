@@ -116,40 +116,42 @@ struct HmacKeyed {
 template <class H>
 bool pbkdf2_block_t(const uint8_t* pw, size_t pw_len, const uint8_t* salt, size_t salt_len, uint32_t iterations,
                     uint32_t block_index, uint8_t* out, const std::atomic<bool>* cancel) {
+  // The working copies of the keyed states are wiped like the digests: plain OpenSSL contexts only.
+  static_assert(std::is_trivially_destructible_v<H>);
   HmacKeyed<H> keyed(pw, pw_len);
+  H h = keyed.inner, o = keyed.outer;
   uint8_t u[H::kDigest], acc[H::kDigest];
+  const auto wipe = [&] {
+    secure_wipe(&h, sizeof h);
+    secure_wipe(&o, sizeof o);
+    secure_wipe(u, sizeof u);
+    secure_wipe(acc, sizeof acc);
+  };
   uint8_t idx[4];
   store_be32(idx, block_index);
-  {
-    H h = keyed.inner;
-    h.update(salt, salt_len);
-    h.update(idx, 4);
-    h.final(u);
-    H o = keyed.outer;
-    o.update(u, H::kDigest);
-    o.final(u);
-  }
+  h.update(salt, salt_len);
+  h.update(idx, 4);
+  h.final(u);
+  o.update(u, H::kDigest);
+  o.final(u);
   std::memcpy(acc, u, H::kDigest);
   for (uint32_t i = 1; i < iterations; ++i) {
     if (pbkdf2_cancelled(cancel, i)) {
-      secure_wipe(u, sizeof u);
-      secure_wipe(acc, sizeof acc);
+      wipe();
       return false;
     }
-    H h = keyed.inner;
+    h = keyed.inner;
     h.update(u, H::kDigest);
     h.final(u);
-    H o = keyed.outer;
+    o = keyed.outer;
     o.update(u, H::kDigest);
     o.final(u);
     for (size_t j = 0; j < H::kDigest; ++j) acc[j] ^= u[j];
   }
   std::memcpy(out, acc, H::kDigest);
-  secure_wipe(u, sizeof u);
-  secure_wipe(acc, sizeof acc);
+  wipe();
   return true;
 }
-
 
 // Fast path for SHA-512 and SHA-256: each HMAC iteration is exactly two compressions of a block whose padding
 // and length never change, so the blocks are laid out once and only the digest bytes are rewritten. This avoids
