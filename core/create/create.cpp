@@ -139,15 +139,23 @@ CreatePlan plan_create(const CreateOptions& opt) {
 
 namespace {
 
-void write_data(const CreateOptions& opt, const CreatePlan& plan, BlockFile& f, const LockedBytes& master_key,
-                CreateResult& res) {
+// The key the data area is encrypted under: the volume's master key for an import, a throw-away key for a fill
+// (nobody decrypts it); none for a quick create.
+std::shared_ptr<const EngineKey> data_key(const CreateOptions& opt, const LockedBytes& master_key) {
+  if (!opt.import_path.empty()) return opt.engine->prepare(opt.chain, master_key.data());
+  if (opt.quick) return nullptr;
+  const LockedBytes throwaway = new_master_key(opt.chain);
+  return opt.engine->prepare(opt.chain, throwaway.data());
+}
+
+void write_data(const CreateOptions& opt, const CreatePlan& plan, BlockFile& f,
+                const std::shared_ptr<const EngineKey>& key, CreateResult& res) {
   const uint64_t first_unit = plan.data_offset / kDataUnitSize;
   const auto t0 = std::chrono::steady_clock::now();
   if (!opt.import_path.empty()) {
     auto raw = open_file(opt.import_path, OpenMode::ReadOnly);
     if (raw->size() != plan.import_size)
       throw Error(ErrorKind::Io, opt.import_path + ": the raw image changed size while being imported");
-    auto key = opt.engine->prepare(opt.chain, master_key.data());
     BlockFile& r = *raw;
     const uint64_t rsize = plan.import_size;
     FillOptions fo = opt.fill;
@@ -162,9 +170,7 @@ void write_data(const CreateOptions& opt, const CreatePlan& plan, BlockFile& f, 
         fo);
     res.fill = "the raw image (" + std::to_string(plan.import_size) + " bytes) + " + std::to_string(plan.padding) +
                " zero bytes of padding, encrypted under the volume's master key";
-  } else if (!opt.quick) {
-    LockedBytes throwaway = new_master_key(opt.chain);
-    auto key = opt.engine->prepare(opt.chain, throwaway.data());
+  } else if (key) {
     encrypt_to_file(
         f, plan.data_offset, plan.data_size, first_unit, *opt.engine, key, PlaintextSource{}, opt.fill);
     res.fill = "zeros, then the ring's own ciphertext, encrypted under a random throw-away key (" +
@@ -260,6 +266,10 @@ CreateResult create_volume(const CreateOptions& opt) {
   HeaderFields fields = normal_volume_fields(H, opt.sector_size, opt.chain, mk);
   const EncryptedHeader fake1 = build_fake_header(opt.chain, H, opt.sector_size);
   const EncryptedHeader fake2 = build_fake_header(opt.chain, H, opt.sector_size);
+  // Before the header KDF's threads start: an engine that times itself to choose its path for the job (auto) must
+  // not find them on its cores.
+  const std::shared_ptr<const EngineKey> key = data_key(opt, mk);
+  if (key) opt.engine->plan_job(*key);
   // The header KDF (two headers, different salts, in parallel) does not depend on the fill, so it runs beside it,
   // in the time a core would idle: during reserve() (fallocate allocates the file) and while the engine waits for the
   // disk (docs/perf/design-figures.md, "Create"). Declared after everything it reads: a throwing fill leaves
@@ -277,7 +287,7 @@ CreateResult create_volume(const CreateOptions& opt) {
     if (opt.wrap_file) f = opt.wrap_file(std::move(f));
     write_header_slot(*f, header_offset(SlotKind::Normal, false, H), headers[0]);
     write_header_slot(*f, header_offset(SlotKind::Hidden, false, H), fake1);
-    write_data(opt, plan, *f, mk, res);
+    write_data(opt, plan, *f, key, res);
     write_header_slot(*f, header_offset(SlotKind::Normal, true, H), headers[1]);
     write_header_slot(*f, header_offset(SlotKind::Hidden, true, H), fake2);
     if (opt.fill.cancel()) throw Error(ErrorKind::Interrupted, "interrupted");
@@ -293,7 +303,7 @@ CreateResult create_volume(const CreateOptions& opt) {
   res.reserve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_reserve).count();
   BlockFile& f = out.file();
   write_header_slot(f, header_offset(SlotKind::Hidden, false, H), fake1);
-  write_data(opt, plan, f, mk, res);
+  write_data(opt, plan, f, key, res);
   write_header_slot(f, header_offset(SlotKind::Hidden, true, H), fake2);
   std::vector<EncryptedHeader> headers = kdf.get();
   write_header_slot(f, header_offset(SlotKind::Normal, false, H), headers[0]);

@@ -84,6 +84,7 @@ class AutoEngine final : public XtsEngine {
   // at a time: the GPU's would only add callers that run on one thread each.
   IoBuffer io_buffer_for(size_t bytes, const EngineKey& a, const EngineKey* b = nullptr) override;
   unsigned concurrency_for(const EngineKey& a, const EngineKey* b = nullptr) const override;
+  void plan_job(const EngineKey& a, const EngineKey* b = nullptr) override { (void)cpu_job(a, b); }
 
   // The job writes one regular file from one thread (EngineOptions::one_writer), which bounds it at a few GB/s.
   // Where the CPU engine runs the job's passes at the job kind's rate or more on this machine (one_writer_rate: a
@@ -91,10 +92,11 @@ class AutoEngine final : public XtsEngine {
   // together), the job's requests all go to it, with its buffers and threads: the GPU cannot make such a
   // job faster, and in the GPU's pipeline the same writer may run slower than in the CPU engine's
   // (docs/perf/measurements-2026-11-29-session26.md). The rate is measured once per chain and direction the job
-  // uses, on the first key pair asked about (measure_engine: passes of kRateProbeBytes on random data for
-  // kRateProbeSeconds, a few milliseconds; the best of kRateProbes). Below that rate the job's trials do not run
-  // the CPU alone (cpu_share.h): it would crunch beside the writer. WARPVOL_AUTO_ONE_WRITER=off: not applied (for
-  // measurements). Each kind of job runs its own pipeline, so whether the GPU helps depends on the kind: a rate each.
+  // uses, on the first key pair asked about (plan_job, else the first io_buffer_for or concurrency_for;
+  // measure_engine: passes of kRateProbeBytes on random data for kRateProbeSeconds, a few milliseconds; the best
+  // of kRateProbes). Below that rate the job's trials do not run the CPU alone (cpu_share.h): it would crunch
+  // beside the writer. WARPVOL_AUTO_ONE_WRITER=off: not applied (for measurements). Each kind of job runs its own
+  // pipeline, so whether the GPU helps depends on the kind: a rate each.
   void set_one_writer(OneWriterJob job);
   void set_one_writer(bool on, double cpu_rate);  // (tests: any rate)
   // The rates per kind come from the engines' rows of bench/jobs.sh over many sessions on 16-core hosts, the jobs'

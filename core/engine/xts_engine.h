@@ -88,6 +88,10 @@ class XtsEngine {
     (void)a, (void)b;
     return concurrency();
   }
+  // A job calls this with its keys before it starts threads of its own (a create derives its headers' keys beside
+  // the fill): an engine that chooses its path for the job by timing itself (auto, for a job bound by one writer)
+  // does it now, on cores that nothing else uses yet. Without the call, the first of the two above does it.
+  virtual void plan_job(const EngineKey& a, const EngineKey* b = nullptr) { (void)a, (void)b; }
 };
 
 constexpr size_t kChunkUnits = 512;  // 256 KiB, TrueCrypt's encryption primitive's chunk

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <sys/statvfs.h>
 
 #include "core/create/create.h"
@@ -60,6 +61,37 @@ void require_same_layout_fields(const HeaderFields& a, const HeaderFields& b) {
   CHECK(a.flags == b.flags);
   CHECK(a.sector_size == b.sector_size);
 }
+
+// This process's threads now (/proc/self/status).
+int thread_count() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  return -1;
+}
+
+// A CPU engine that notes how many threads the process had when a job first told it about its keys (plan_job, or
+// the calls that plan otherwise).
+struct PlanWatchEngine : CpuEngine {
+  PlanWatchEngine() : CpuEngine(1) {}
+  std::atomic<int> plans{0}, threads_at_first{-1};
+  void note() {
+    int none = -1;
+    threads_at_first.compare_exchange_strong(none, thread_count());
+  }
+  void plan_job(const EngineKey&, const EngineKey*) override {
+    ++plans;
+    note();
+  }
+  unsigned concurrency_for(const EngineKey& a, const EngineKey* b) const override {
+    const_cast<PlanWatchEngine*>(this)->note();
+    return CpuEngine::concurrency_for(a, b);
+  }
+  IoBuffer io_buffer_for(size_t bytes, const EngineKey& a, const EngineKey* b) override {
+    note();
+    return CpuEngine::io_buffer_for(bytes, a, b);
+  }
+};
 
 }  // namespace
 
@@ -376,6 +408,34 @@ TEST_CASE("create: hidden volume with outer credentials respects the outer FAT f
   OpenOptions o0 = open_opts("warpvol-dev-fat", 0);
   o0.prf = PrfId::Sha512;
   CHECK(open_volume(p, o0).slot == SlotKind::Normal);
+}
+
+TEST_CASE("create and import: the engine plans the job before the header KDF's threads start", "[create][import]") {
+  // Auto times the CPU engine there to choose the engine of a job bound by one writer; the two header KDFs running
+  // beside the fill would slow that probe.
+  TempDir dir;
+  const std::string raw = dir.file("raw");
+  write_bytes(raw, pattern(100000, 7));
+  for (const bool import : {false, true}) {
+    CAPTURE(import);
+    CreateOptions o = normal_options(dir.file(import ? "imp.hc" : "fill.hc"), 1 << 20, "plan-pw", ChainId::Serpent);
+    if (import) {
+      o.import_path = raw;
+      o.size = 0;  // the raw image's
+    }
+    auto engine = std::make_shared<PlanWatchEngine>();
+    o.engine = engine;
+    const int before = thread_count();
+    REQUIRE(before > 0);
+    create_volume(o);
+    CHECK(engine->plans == 1);
+    CHECK(engine->threads_at_first <= before);
+  }
+  auto engine = std::make_shared<PlanWatchEngine>();
+  CreateOptions quick = normal_options(dir.file("quick.hc"), 1 << 20, "plan-pw", ChainId::Serpent, PrfId::Sha512, true);
+  quick.engine = engine;
+  create_volume(quick);
+  CHECK(engine->plans == 0);  // nothing to encrypt
 }
 
 TEST_CASE("import then export returns the raw image plus the reported zero padding", "[create][import]") {

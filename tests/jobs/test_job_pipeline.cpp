@@ -718,8 +718,19 @@ TEST_CASE("auto engine: a one-writer job's rate and the pass it times follow the
     CHECK(said("re-encrypting Serpent to Twofish"));
     CHECK(said("(the rate for a re-encryption in place): the GPU takes part"));
   }
+  SECTION("planned before the job's threads start (plan_job): timed then, and the job's calls keep the choice") {
+    eng.set_one_writer(OneWriterJob::Fill);
+    eng.plan_job(*serpent);
+    const int timed = cpu->encrypts;
+    CHECK(timed >= 1 + probe);
+    CHECK(said("(the rate for a create or an import): it takes the whole job"));
+    CHECK(eng.concurrency_for(*serpent) == 1);
+    CHECK(eng.io_buffer_for(size_t(1) << 20, *serpent).size() >= size_t(1) << 20);
+    CHECK(cpu->encrypts == timed);
+  }
   SECTION("not such a job: nothing is timed, and the GPU's callers serve it") {
     eng.set_one_writer(OneWriterJob::None);
+    eng.plan_job(*serpent);
     CHECK(eng.concurrency_for(*serpent) == 4);
     CHECK(cpu->encrypts + cpu->decrypts == 0);
     CHECK(lines.empty());
