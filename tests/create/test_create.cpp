@@ -74,8 +74,9 @@ int thread_count() {
 // the calls that plan otherwise).
 struct PlanWatchEngine : CpuEngine {
   PlanWatchEngine() : CpuEngine(1) {}
-  std::atomic<int> plans{0}, threads_at_first{-1};
-  void note() {
+  std::atomic<int> plans{0};
+  mutable std::atomic<int> threads_at_first{-1};
+  void note() const {
     int none = -1;
     threads_at_first.compare_exchange_strong(none, thread_count());
   }
@@ -84,7 +85,7 @@ struct PlanWatchEngine : CpuEngine {
     note();
   }
   unsigned concurrency_for(const EngineKey& a, const EngineKey* b) const override {
-    const_cast<PlanWatchEngine*>(this)->note();
+    note();
     return CpuEngine::concurrency_for(a, b);
   }
   IoBuffer io_buffer_for(size_t bytes, const EngineKey& a, const EngineKey* b) override {
