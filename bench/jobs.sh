@@ -24,18 +24,19 @@
 #   min(cores, 16); the read floor also with READERS and GPU_READERS), BATCH_N (8), BATCH_SIZE (1G), READERS and
 #   GPU_READERS (readers of one export on the CPU engine and on the GPU or auto, for its floor; default as the export
 #   path: one per 4 cores, 2..8; with the GPU the cores less 6, from twice that up to 16), ROUNDS (runs per figure,
-#   median, default 1; the engines of one job and build run in turn, round by round, so that a drifting machine hits
-#   them alike), VERBOSE=1 (what auto did, from --verbose), FLOORS (which floors to measure, default "read write copy
-#   rewrite files"; a job whose floor is left out gets no ratio), LOGS (a folder: each timed run's stderr is kept
-#   there as JOB.CHAIN.ENGINE.BUILD.rROUND.txt, with VERBOSE=1 the stage summaries of --verbose), AGENT_BUILD (a
-#   folder: its agent serves the +agent rows of every build, which then alternate without restarting it: builds that
-#   are one binary with different settings), BESIDE
-#   (default 1: each job's floor is measured again beside its rows, in the same rotation -- floor, cpu, gpu, auto,
-#   floor, ... -- where FLOORS names its kind, and the ratio is to the median of those runs, so that a host whose speed
-#   drifts during the run (other tenants' memory traffic) is compared with itself; 0: the ratio is to the floors
-#   measured at the start).
+#   median, default 1; the engines of one job and build run in turn, round by round, each round starting one engine
+#   further on, so that a drifting machine hits them alike), VERBOSE=1 (what auto did, from --verbose, and the path
+#   it took where one writer bounds the job, against the row of that path), FLOORS (which floors to measure, default
+#   "read write copy rewrite files"; a job whose floor is left out gets no ratio), LOGS (a folder: each timed run's
+#   stderr is kept there as JOB.CHAIN.ENGINE.BUILD.rROUND.txt, with VERBOSE=1 the stage summaries of --verbose),
+#   AGENT_BUILD (a folder: its agent serves the +agent rows of every build, which then alternate without restarting
+#   it: builds that are one binary with different settings), BESIDE
+#   (default 1: each job's floor is measured again beside its rows, first in each round -- floor, cpu, gpu, auto,
+#   floor, gpu, auto, cpu, ... -- where FLOORS names its kind, and the ratio is to the median of those runs, so that
+#   a host whose speed drifts during the run (other tenants' memory traffic) is compared with itself; 0: the ratio is
+#   to the floors measured at the start).
 # Output: a table on stdout, then auto against the better engine per job; rows also in $RESULTS (TSV, the 9th column
-#   each round's GB/s) when set.
+#   each round's GB/s, the 10th with VERBOSE=1 auto's path in each round) when set.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 IFS=: read -ra builds <<< "${1:-$root/build}"
@@ -222,15 +223,17 @@ timed() {
   fi
 }
 # The rows of one job, chain and build: each engine's command is added (add_row), then run_rows runs them in turn,
-# round by round (cpu, gpu, auto, cpu, gpu, auto, ...), so that a machine whose speed drifts between runs (10-20%
-# from one run to the next on the GPU machines) hits every engine alike, and prints each engine's median.
+# round by round, so that a machine whose speed drifts between runs (10-20% from one run to the next on the GPU
+# machines) hits every engine alike, and prints each engine's median. Each round starts one row further on (cpu gpu
+# auto, gpu auto cpu, auto cpu gpu, ...): no row is always the one right after the floor's run and its file's removal.
 rows_n=0
-declare -A row_job row_chain row_engine row_build row_bytes row_fname row_clean row_cmd row_gbs row_cpus row_note
+declare -A row_job row_chain row_engine row_build row_bytes row_fname row_clean row_cmd row_gbs row_cpus row_note \
+  row_path
 # add_row JOB CHAIN ENGINE BUILD BYTES FLOOR_NAME COMMAND... (clean=FILE: removed before each run, a new output)
 add_row() {
   local i=$rows_n
   row_job[$i]=$1 row_chain[$i]=$2 row_engine[$i]=$3 row_build[$i]=$4 row_bytes[$i]=$5 row_fname[$i]=$6
-  row_clean[$i]=${clean:-} row_gbs[$i]="" row_cpus[$i]="" row_note[$i]=""
+  row_clean[$i]=${clean:-} row_gbs[$i]="" row_cpus[$i]="" row_note[$i]="" row_path[$i]=""
   shift 6
   row_cmd[$i]=$(printf '%q ' "$@")
   rows_n=$((i + 1))
@@ -269,7 +272,8 @@ run_rows() {
     for fb in "${bases[@]}"; do  # the floors of this round's rows, right before them
       if g=$(floor_once "$fb"); then beside[$fb]+=" $g"; fi
     done
-    for ((i = 0; i < rows_n; i++)); do
+    for ((j = 0; j < rows_n; j++)); do
+      i=$(( (j + round - 1) % rows_n ))
       [ "${row_gbs[$i]}" = FAILED ] && continue
       engine_env "${row_engine[$i]}" "${row_build[$i]}"
       [ -n "${row_clean[$i]}" ] && rm -f "${row_clean[$i]}"  # each round writes its output anew
@@ -280,6 +284,7 @@ run_rows() {
       row_cpus[$i]+=" $(calc "($user + $sys) / (${row_bytes[$i]} / 1e9)")"
       if [ -n "${VERBOSE:-}" ] && [ "${row_engine[$i]%+agent}" = auto ]; then
         row_note[$i]=$(grep -m2 'engine auto,' "$err" | sed 's/ (each request.*//' | tr '\n' ' ')
+        row_path[$i]+=" $(auto_path "$err")"
       fi
     done
   done
@@ -292,6 +297,14 @@ run_rows() {
     [ -n "${row_clean[$i]}" ] && rm -f "${row_clean[$i]}"
   done
   rows_n=0
+}
+# auto_path LOG: the path auto's --verbose says a job bound by one writer took (core/engine/auto_engine.cpp,
+# AutoEngine::cpu_job): cpu (the CPU engine took the whole job), gpu (the GPU took part), - (no such decision: the
+# job split its requests between the engines, or was too small for the GPU).
+auto_path() {
+  if grep -q 'engine auto: the job writes one file.*it takes the whole job' "$1"; then echo cpu
+  elif grep -q 'engine auto: the job writes one file.*the GPU takes part' "$1"; then echo gpu
+  else echo -; fi
 }
 print_row() {
   local i=$1 job=${row_job[$1]} chain=${row_chain[$1]} engine=${row_engine[$1]} b=${row_build[$1]} g c f fb pct=-
@@ -313,9 +326,10 @@ print_row() {
   [ -n "$f" ] && pct="$(calc "100 * $g / $f")%"  # no floor: FLOORS left it out
   printf '%-15s %-28s %-10s %-10s %7s GB/s  %5s of %-32s %6s CPU-s/GB %s\n' "$job" "$chain" "$engine" "$name" \
     "$g" "$pct" "${row_fname[$i]} (${f:--})" "$c" "${row_note[$i]}"
-  # (the 9th column: each round's GB/s in order, for the round-by-round ratios below)
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$chain" "$engine" "$b" "$g" "$f" "${row_fname[$i]}" "$c" \
-    "${row_gbs[$i]# }" >> "$results"
+  # (the 9th column: each round's GB/s in order, for the round-by-round ratios below; the 10th, with VERBOSE, the
+  # path auto took in each round: auto_path)
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$chain" "$engine" "$b" "$g" "$f" "${row_fname[$i]}" \
+    "$c" "${row_gbs[$i]# }" "${row_path[$i]# }" >> "$results"
 }
 vflag=(); [ -n "${VERBOSE:-}" ] && vflag=(--verbose)
 # engine_figure BUILD CHAIN ENGINE PATH: the engine's decrypt GB/s for the chain from `warpvol benchmark --json`
@@ -424,9 +438,36 @@ awk -F'\t' '
     }
     printf "  %-60s %s %6.2f, %s %6.2f: %5.1f%%%s%s\n", k, a, v[k, a], label, best, 100 * v[k, a] / best, shown,
            pct < 95 ? "  (more than 5% below)" : ""
+    same_path(k, a, g, ra, rc, rg, n)
+  }
+  # With VERBOSE, where auto gave a job bound by one writer to one engine: the path it took in each round, the
+  # better engine by the medians, and auto against the row of the path it took in the same round. That row runs the
+  # same code, so their spread is the noise of the rounds, apart from which engine auto chose.
+  function same_path(k, a, g, ra, rc, rg, n,   np, p, i, m, ncpu, ngpu, rs, hi, lo) {
+    np = split(path[k, a], p, " ")
+    if (np < n) n = np
+    ncpu = ngpu = m = 0
+    for (i = 1; i <= n; i++) {
+      if (p[i] == "cpu" && rc[i] > 0) { ncpu++; rs[++m] = 100 * ra[i] / rc[i] }
+      else if (p[i] == "gpu" && rg[i] > 0) { ngpu++; rs[++m] = 100 * ra[i] / rg[i] }
+    }
+    if (!m) return
+    hi = v[k, "cpu"] >= v[k, g] ? v[k, "cpu"] : v[k, g]; lo = v[k, "cpu"] >= v[k, g] ? v[k, g] : v[k, "cpu"]
+    printf "      %s took cpu in %d and gpu in %d of %d rounds; the better by the medians: %s, by %.1f%%; against " \
+           "the row of the path it took, round by round %5.1f%%\n", a, ncpu, ngpu, n,
+           (v[k, "cpu"] >= v[k, g] ? "cpu" : g), (lo > 0 ? 100 * (hi / lo - 1) : 0), median(rs, m)
   }
   $5 == "FAILED" { next }
-  { k = $1 " " $2 " " $4; v[k, $3] = $5; runs[k, $3] = $9; keys[k] = 1 }
-  END { for (k in keys) if ((k, "auto") in v && (k, "gpu") in v) compare(k, "auto", "gpu", "best")
-        for (k in keys) if ((k, "auto+agent") in v && (k, "gpu+agent") in v)
-          compare(k, "auto+agent", "gpu+agent", "best of cpu and gpu+agent") }' "$results" | sort
+  { k = $1 " " $2 " " $4; v[k, $3] = $5; runs[k, $3] = $9; path[k, $3] = $10; keys[k] = 1 }
+  END {
+    for (k in keys) {  # in the order of the keys (job, chain, build), each with its path line below it
+      ks[++nk] = k
+      for (i = nk; i > 1 && ks[i - 1] > ks[i]; i--) { t = ks[i]; ks[i] = ks[i - 1]; ks[i - 1] = t }
+    }
+    for (i = 1; i <= nk; i++) {
+      k = ks[i]
+      if ((k, "auto") in v && (k, "gpu") in v) compare(k, "auto", "gpu", "best")
+      if ((k, "auto+agent") in v && (k, "gpu+agent") in v)
+        compare(k, "auto+agent", "gpu+agent", "best of cpu and gpu+agent")
+    }
+  }' "$results"

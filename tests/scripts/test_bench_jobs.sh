@@ -4,13 +4,15 @@
 # row). Checks the rows and the results file, not the figures. Two rounds per figure: a job whose output a second
 # round finds in place would fail there. AGENT=1 adds the rows through `warpvol gpu-agent` (hosting the CPU engine
 # here, --host-cpu-engine, so that a machine without a GPU runs them too) and the floors measured beside each
-# job's rows. Args: warpvol binary, source dir.
+# job's rows. VERBOSE=1 records the path auto took in each round; LOGS keeps each run's stderr, whose times show
+# the order the rows ran in. Args: warpvol binary, source dir.
 set -u
 WV=${1:?warpvol binary}
 SRC=${2:?source dir}
 T=$(mktemp -d /tmp/wv-bench-jobs-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+VERBOSE=1 LOGS="$T/logs" \
 RESULTS="$T/r.tsv" AGENT=1 AGENT_ARGS=--host-cpu-engine STREAMS="1 2" READERS=2 BATCH_N=2 BATCH_SIZE=8M ROUNDS=2 \
   bash "$SRC/bench/jobs.sh" "$(dirname "$WV")" "$T" 8M serpent > "$T/out" 2> "$T/err" || fail "jobs.sh exited $?: $(tail -5 "$T/err")"
 grep -q "FAILED" "$T/err" && fail "a job failed: $(grep -A3 FAILED "$T/err" | head -12)"
@@ -30,4 +32,17 @@ awk -F'\t' '$5 != "FAILED" && $6 == "" { bad = 1 } END { exit bad }' "$T/r.tsv" 
 # auto against the better engine, per job: with two rounds, the rounds' own ratios too.
 paired=$(grep -c "auto+agent .*round by round .*(median of 2)" "$T/out")
 [ "$paired" -eq 7 ] || fail "expected 7 auto lines with round-by-round ratios, got $paired: $(sed -n '/^auto \//,$p' "$T/out")"
+# auto's path in each round (10th column): one word per round, cpu, gpu or - (no one-writer decision).
+awk -F'\t' '$3 ~ /^auto/ && $5 != "FAILED" { n = split($10, p, " "); if (n != 2) bad = 1
+  for (i = 1; i <= n; i++) if (p[i] != "cpu" && p[i] != "gpu" && p[i] != "-") bad = 1 } END { exit bad }' "$T/r.tsv" ||
+  fail "auto rows without a path per round: $(cut -f1-3,10 "$T/r.tsv")"
+# Each round starts one row further on: the row that ran first in round 1 runs last in round 2.
+order() {  # ROUND: the engines of create's rows in the order their logs were written
+  # shellcheck disable=SC2012  # the script's own file names, sorted by time
+  ls -tr "$T"/logs/create.serpent.*.r"$1".txt | sed 's/.*create\.serpent\.\(.*\)\.[^.]*\.r[0-9]*\.txt/\1/' | tr '\n' ' '
+}
+first1=$(order 1 | cut -d' ' -f1); last2=$(order 2 | awk '{print $NF}')
+if [ -z "$first1" ] || [ "$first1" != "$last2" ]; then
+  fail "the rows did not rotate: round 1 $(order 1), round 2 $(order 2)"
+fi
 echo "ok: $rows rows, $beside floors beside them, $paired auto comparisons round by round"
