@@ -419,8 +419,11 @@ done
 echo
 echo "auto / best of (cpu, gpu):"
 awk -F'\t' '
-  function median(a, n,   i, j, t) {
+  function isort(a, n,   i, j, t) {  # a[1..n] in place: numbers as numbers, the keys as strings
     for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+  }
+  function median(a, n) {
+    isort(a, n)
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
   function compare(k, a, g, label,   best, n, na, nc, ng, i, x, rs, ra, rc, rg, paired, pct, shown) {
@@ -443,7 +446,7 @@ awk -F'\t' '
   # With VERBOSE, where auto gave a job bound by one writer to one engine: the path it took in each round, the
   # better engine by the medians, and auto against the row of the path it took in the same round. That row runs the
   # same code, so their spread is the noise of the rounds, apart from which engine auto chose.
-  function same_path(k, a, g, ra, rc, rg, n,   np, p, i, m, ncpu, ngpu, rs, hi, lo) {
+  function same_path(k, a, g, ra, rc, rg, n,   np, p, i, m, ncpu, ngpu, rs, lead, other) {
     np = split(path[k, a], p, " ")
     if (np < n) n = np
     ncpu = ngpu = m = 0
@@ -452,18 +455,16 @@ awk -F'\t' '
       else if (p[i] == "gpu" && rg[i] > 0) { ngpu++; rs[++m] = 100 * ra[i] / rg[i] }
     }
     if (!m) return
-    hi = v[k, "cpu"] >= v[k, g] ? v[k, "cpu"] : v[k, g]; lo = v[k, "cpu"] >= v[k, g] ? v[k, g] : v[k, "cpu"]
+    lead = v[k, "cpu"] >= v[k, g] ? "cpu" : g; other = lead == "cpu" ? g : "cpu"
     printf "      %s took cpu in %d and gpu in %d of %d rounds; the better by the medians: %s, by %.1f%%; against " \
-           "the row of the path it took, round by round %5.1f%%\n", a, ncpu, ngpu, n,
-           (v[k, "cpu"] >= v[k, g] ? "cpu" : g), (lo > 0 ? 100 * (hi / lo - 1) : 0), median(rs, m)
+           "the row of the path it took, round by round %5.1f%%\n", a, ncpu, ngpu, n, lead,
+           (v[k, other] > 0 ? 100 * (v[k, lead] / v[k, other] - 1) : 0), median(rs, m)
   }
   $5 == "FAILED" { next }
   { k = $1 " " $2 " " $4; v[k, $3] = $5; runs[k, $3] = $9; path[k, $3] = $10; keys[k] = 1 }
   END {
-    for (k in keys) {  # in the order of the keys (job, chain, build), each with its path line below it
-      ks[++nk] = k
-      for (i = nk; i > 1 && ks[i - 1] > ks[i]; i--) { t = ks[i]; ks[i] = ks[i - 1]; ks[i - 1] = t }
-    }
+    for (k in keys) ks[++nk] = k
+    isort(ks, nk)  # in the order of the keys (job, chain, build), each with its path line below it
     for (i = 1; i <= nk; i++) {
       k = ks[i]
       if ((k, "auto") in v && (k, "gpu") in v) compare(k, "auto", "gpu", "best")
