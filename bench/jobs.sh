@@ -24,15 +24,15 @@
 #   min(cores, 16); the read floor also with READERS and GPU_READERS), BATCH_N (8), BATCH_SIZE (1G), READERS and
 #   GPU_READERS (readers of one export on the CPU engine and on the GPU or auto, for its floor; default as the export
 #   path: one per 4 cores, 2..8; with the GPU the cores less 6, from twice that up to 16), ROUNDS (runs per figure,
-#   median, default 1; the engines of one job and build run in turn, round by round, each round starting one engine
-#   further on, so that a drifting machine hits them alike), VERBOSE=1 (what auto did, from --verbose, and the path
+#   median, default 1; the engines of one job and build run in turn, round by round, in mirrored pairs of rounds
+#   (an even number balances them), so that a drifting machine hits them alike), VERBOSE=1 (what auto did, from --verbose, and the path
 #   it took where one writer bounds the job, against the row of that path), FLOORS (which floors to measure, default
 #   "read write copy rewrite files"; a job whose floor is left out gets no ratio), LOGS (a folder: each timed run's
 #   stderr is kept there as JOB.CHAIN.ENGINE.BUILD.rROUND.txt, with VERBOSE=1 the stage summaries of --verbose),
 #   AGENT_BUILD (a folder: its agent serves the +agent rows of every build, which then alternate without restarting
 #   it: builds that are one binary with different settings), BESIDE
-#   (default 1: each job's floor is measured again beside its rows, first in each round -- floor, cpu, gpu, auto,
-#   floor, gpu, auto, cpu, ... -- where FLOORS names its kind, and the ratio is to the median of those runs, so that
+#   (default 1: each job's floor is measured again beside its rows, first in a pair's first round and last in its
+#   second -- floor, cpu, gpu, auto, auto, gpu, cpu, floor, ... -- where FLOORS names its kind, and the ratio is to the median of those runs, so that
 #   a host whose speed drifts during the run (other tenants' memory traffic) is compared with itself; 0: the ratio is
 #   to the floors measured at the start).
 # Output: a table on stdout, then auto against the better engine per job; rows also in $RESULTS (TSV, the 9th column
@@ -224,8 +224,9 @@ timed() {
 }
 # The rows of one job, chain and build: each engine's command is added (add_row), then run_rows runs them in turn,
 # round by round, so that a machine whose speed drifts between runs (10-20% from one run to the next on the GPU
-# machines) hits every engine alike, and prints each engine's median. Each round starts one row further on (cpu gpu
-# auto, gpu auto cpu, auto cpu gpu, ...): no row is always the one right after the floor's run and its file's removal.
+# machines) hits every engine alike, and prints each engine's median. Rounds go in mirrored pairs, each pair one row
+# further on (floor cpu gpu auto, auto gpu cpu floor; floor gpu auto cpu, cpu auto gpu floor; ...): within a pair
+# each row runs once at an odd and once at an even place, and no row is always the one right after the floor's run.
 rows_n=0
 declare -A row_job row_chain row_engine row_build row_bytes row_fname row_clean row_cmd row_gbs row_cpus row_note \
   row_path
@@ -251,8 +252,14 @@ floor_kind() {  # NAME: its word in FLOORS
   esac
 }
 declare -A beside floor_fig
+run_beside() {  # FLOOR_NAME...: each floor once more, its figure added to beside[]
+  local fb g
+  for fb in "$@"; do
+    if g=$(floor_once "$fb"); then beside[$fb]+=" $g"; fi
+  done
+}
 run_rows() {
-  local i wall user sys round fb g
+  local i j wall user sys round second pair fb
   local -a bases=()
   beside=()
   if [ "${BESIDE:-1}" = 1 ]; then
@@ -269,11 +276,14 @@ run_rows() {
     eval "timed ${row_cmd[$i]}" > /dev/null
   done
   for round in $(seq "$rounds"); do
-    for fb in "${bases[@]}"; do  # the floors of this round's rows, right before them
-      if g=$(floor_once "$fb"); then beside[$fb]+=" $g"; fi
-    done
+    # Rounds go in mirrored pairs: the floors, then the rows in one order; the rows in the reverse order, then the
+    # floors. In a pair every row and floor runs once at an odd and once at an even place, at the same mean place: a
+    # host whose consecutive runs alternate fast and slow, or drift within the pair, hits every row alike. Each pair
+    # starts one row further on than the pair before it, so no row always runs right after the floors.
+    second=$(( (round - 1) % 2 )) pair=$(( (round - 1) / 2 ))
+    [ "$second" = 0 ] && run_beside "${bases[@]}"
     for ((j = 0; j < rows_n; j++)); do
-      i=$(( (j + round - 1) % rows_n ))
+      if [ "$second" = 0 ]; then i=$(( (j + pair) % rows_n )); else i=$(( (rows_n - 1 - j + pair) % rows_n )); fi
       [ "${row_gbs[$i]}" = FAILED ] && continue
       engine_env "${row_engine[$i]}" "${row_build[$i]}"
       [ -n "${row_clean[$i]}" ] && rm -f "${row_clean[$i]}"  # each round writes its output anew
@@ -287,6 +297,7 @@ run_rows() {
         row_path[$i]+=" $(auto_path "$err")"
       fi
     done
+    [ "$second" = 1 ] && run_beside "${bases[@]}"
   done
   for fb in "${bases[@]}"; do
     # shellcheck disable=SC2086  # the rounds' figures, one word each
@@ -414,8 +425,10 @@ for chain in $chains; do
 done
 
 # auto against the better of cpu and gpu, per job, chain and build: the ratio of the medians, and with several rounds
-# the median of the rounds' own ratios (auto's run against the better of the cpu and gpu runs of the same round, which
-# ran beside it): a host whose speed drifts from round to round moves the medians apart, not the rounds' ratios.
+# the median of the pairs' own ratios (auto's two runs in a mirrored pair of rounds against the better of the cpu and
+# gpu rows' two, each the geometric mean of its pair): a host whose speed drifts from round to round moves the
+# medians apart, not the pairs' ratios, and one whose consecutive runs alternate fast and slow gives every row of a
+# pair one of each.
 echo
 echo "auto / best of (cpu, gpu):"
 awk -F'\t' '
@@ -426,7 +439,9 @@ awk -F'\t' '
     isort(a, n)
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
-  function compare(k, a, g, label,   best, n, na, nc, ng, i, x, rs, ra, rc, rg, paired, pct, shown) {
+  # The geometric mean of the pair of rounds from round i (the last round alone where n is odd)
+  function pair_mean(r, i, n) { return i < n ? sqrt(r[i] * r[i + 1]) : r[i] + 0 }
+  function compare(k, a, g, label,   best, n, na, nc, ng, i, m, x, y, rs, ra, rc, rg, paired, pct, shown) {
     best = v[k, "cpu"] > v[k, g] ? v[k, "cpu"] : v[k, g]
     pct = 100 * v[k, a] / best
     na = split(runs[k, a], ra, " "); nc = split(runs[k, "cpu"], rc, " "); ng = split(runs[k, g], rg, " ")
@@ -434,9 +449,13 @@ awk -F'\t' '
     if ((k, "cpu") in v && nc < n) n = nc
     shown = ""
     if (n >= 2) {
-      for (i = 1; i <= n; i++) { x = rc[i] + 0 > rg[i] + 0 ? rc[i] : rg[i]; rs[i] = 100 * ra[i] / x }
-      paired = median(rs, n)
-      shown = sprintf("; round by round %5.1f%% (median of %d)", paired, n)
+      m = 0
+      for (i = 1; i <= n; i += 2) {
+        x = pair_mean(rc, i, n); y = pair_mean(rg, i, n)
+        rs[++m] = 100 * pair_mean(ra, i, n) / (x > y ? x : y)
+      }
+      paired = median(rs, m)
+      shown = sprintf("; pair by pair %5.1f%% (median of %d pair%s of rounds)", paired, m, (m > 1 ? "s" : ""))
       pct = paired
     }
     printf "  %-60s %s %6.2f, %s %6.2f: %5.1f%%%s%s\n", k, a, v[k, a], label, best, 100 * v[k, a] / best, shown,
