@@ -24,17 +24,18 @@
 #   min(cores, 16); the read floor also with READERS and GPU_READERS), BATCH_N (8), BATCH_SIZE (1G), READERS and
 #   GPU_READERS (readers of one export on the CPU engine and on the GPU or auto, for its floor; default as the export
 #   path: one per 4 cores, 2..8; with the GPU the cores less 6, from twice that up to 16), ROUNDS (runs per figure,
-#   median, default 1; the engines of one job and build run in turn, round by round, in mirrored pairs of rounds
-#   (an even number balances them), so that a drifting machine hits them alike), VERBOSE=1 (what auto did, from --verbose, and the path
-#   it took where one writer bounds the job, against the row of that path), FLOORS (which floors to measure, default
-#   "read write copy rewrite files"; a job whose floor is left out gets no ratio), LOGS (a folder: each timed run's
-#   stderr is kept there as JOB.CHAIN.ENGINE.BUILD.rROUND.txt, with VERBOSE=1 the stage summaries of --verbose),
-#   AGENT_BUILD (a folder: its agent serves the +agent rows of every build, which then alternate without restarting
-#   it: builds that are one binary with different settings), BESIDE
-#   (default 1: each job's floor is measured again beside its rows, first in a pair's first round and last in its
-#   second -- floor, cpu, gpu, auto, auto, gpu, cpu, floor, ... -- where FLOORS names its kind, and the ratio is to the median of those runs, so that
-#   a host whose speed drifts during the run (other tenants' memory traffic) is compared with itself; 0: the ratio is
-#   to the floors measured at the start).
+#   median, default 1; the engines of one job and build run in turn, round by round, in mirrored pairs of rounds (an
+#   even number balances them), so that a drifting machine hits them alike), VERBOSE=1 (what auto did, from --verbose,
+#   and the path it took where one writer bounds the job, against the row of that path), FLOORS (which floors to
+#   measure, default "read write copy rewrite files"; a job whose floor is left out gets no ratio), CALIBRATE=1 (each
+#   chain's `warpvol benchmark --calibrate` before its jobs: auto's crossover and the CPU engine's rates for one-writer
+#   jobs as a calibrated machine has them, in XDG_CACHE_HOME; needs a GPU), LOGS (a folder: each timed run's stderr is
+#   kept there as JOB.CHAIN.ENGINE.BUILD.rROUND.txt, with VERBOSE=1 the stage summaries of --verbose), AGENT_BUILD (a
+#   folder: its agent serves the +agent rows of every build, which then alternate without restarting it: builds that are
+#   one binary with different settings), BESIDE (default 1: each job's floor is measured again beside its rows, first in
+#   a pair's first round and last in its second -- floor, cpu, gpu, auto, auto, gpu, cpu, floor, ... -- where FLOORS
+#   names its kind, and the ratio is to the median of those runs, so that a host whose speed drifts during the run
+#   (other tenants' memory traffic) is compared with itself; 0: the ratio is to the floors measured at the start).
 # Output: a table on stdout, then auto against the better engine per job; rows also in $RESULTS (TSV, the 9th column
 #   each round's GB/s, the 10th with VERBOSE=1 auto's path in each round) when set.
 set -uo pipefail
@@ -371,6 +372,14 @@ for chain in $chains; do
   # Full creates, not --quick: a sparse container's first rewrite allocates its pages, which would slow whichever
   # engine's row comes first, and reading holes is faster than reading data.
   wv "$first" create "$dir/v.hc" --size "$size_arg" --encryption "$chain" --hash sha512 --force --filesystem none > /dev/null 2>&1
+  if [ "${CALIBRATE:-0}" = 1 ]; then  # as a user who ran it once has them (XDG_CACHE_HOME: where they are kept)
+    if WARPVOL_GPU_AGENT=off "$first/warpvol" benchmark --calibrate --encryption "$chain" > "$dir/calibrate" 2>&1; then
+      sed -n -e 's/^ *\(cpu engine at .*\)/  calibrated, '"$chain"': \1/p' \
+        -e 's/^ *\(crossover: .*\)/  calibrated, '"$chain"': \1/p' "$dir/calibrate"
+    else
+      echo "  calibration of $chain failed: $(tail -n 1 "$dir/calibrate")"
+    fi
+  fi
   if [ "${jobs#*export_null}" != "$jobs" ]; then
     echo "floors of the export to /dev/null, $chain:"
     export_floor "$chain" cpu "$readers"

@@ -192,7 +192,8 @@ void write_man_page(std::ostream& os) {
      << ".TP\n.B WARPVOL_GPU_AGENT_SOCKET\nthe \\fBgpu\\-agent\\fR's socket (default: "
         "\\fI$XDG_RUNTIME_DIR/warpvol/gpu\\-agent.sock\\fR, else \\fI/tmp/warpvol\\-UID/gpu\\-agent.sock\\fR).\n"
      << ".TP\n.B XDG_CACHE_HOME\n\\fIwarpvol/crossover.json\\fR below it holds what \\fBbenchmark \\-\\-calibrate\\fR "
-        "measured for \\fB\\-\\-engine auto\\fR.\n"
+        "measured for \\fB\\-\\-engine auto\\fR: the crossover sizes per chain, and the CPU engine's rates that a job "
+        "bound by one writer reads in place of its probe.\n"
      << ".SH SEE ALSO\n.BR warpvol\\-gui (1),\n.BR veracrypt (1),\n.BR cryptsetup (8)\n";
 }
 

@@ -279,13 +279,26 @@ void AutoEngine::set_one_writer(OneWriterJob job) {
                                                          : nullptr;
 }
 
+void AutoEngine::use_calibration(const StoredCalibration& c) {
+  const std::string mine = cpu_->detail();
+  std::lock_guard<std::mutex> lk(rate_mu_);
+  for (const auto& [chain, r] : c.cpu_rates) {
+    if (r.cpu_detail != mine) continue;
+    for (const auto& [d, MBps] : {std::pair{Direction::Encrypt, r.encrypt_MBps}, {Direction::Decrypt, r.decrypt_MBps}})
+      if (MBps > 0) {
+        cpu_rates_[{chain, d}] = MBps * 1e6;
+        calibrated_.insert({chain, d});
+      }
+  }
+}
+
 double AutoEngine::cpu_rate(ChainId c, Direction d) const {
   auto it = cpu_rates_.find({c, d});
-  // `warpvol benchmark`'s measurement (random data and key, after a warm-up pass), the best of kRateProbes windows:
-  // a probe shares the cores with the job's first reads and writes and with a virtual machine's neighbours, which
-  // only ever slow it, and one slowed probe sent a job to the other engine than the runs before and after it
-  // (docs/perf/measurements-2026-12-02-session30.md, "auto's probe"). Only the direction asked for: the job waits
-  // for its probe.
+  // A calibrated rate (use_calibration) stands. Else `warpvol benchmark`'s measurement (random data and key, after a
+  // warm-up pass), the best of kRateProbes windows: a probe shares the cores with the job's first reads and writes and
+  // with a virtual machine's neighbours, which only ever slow it, and one slowed probe sent a job to the other engine
+  // than the runs before and after it (docs/perf/measurements-2026-12-02-session30.md, "auto's probe"). Only the
+  // direction asked for: the job waits for its probe.
   if (it == cpu_rates_.end()) {
     const bool enc = d == Direction::Encrypt;
     const EngineRate r = measure_engine(*cpu_, c, kRateProbeBytes, kRateProbeSeconds, {}, kRateProbes,
@@ -324,8 +337,12 @@ bool AutoEngine::cpu_job(const EngineKey& a, const EngineKey* b) const {
                                  : std::string(one_writer_pass_ == Direction::Encrypt ? "encrypting " : "on ") +
                                        std::string(chain_info(a.chain()).name);
     const std::string rate_for = one_writer_kind_ ? std::string(" (the rate for ") + one_writer_kind_ + ")" : "";
+    const bool calibrated = calibrated_.count({a.chain(), b ? Direction::Decrypt : one_writer_pass_}) &&
+                            (!b || calibrated_.count({bc, Direction::Encrypt}));
     summary_("engine auto: the job writes one file from one thread (a few GB/s at most); the CPU engine runs its "
              "passes " + passes + " at " + gbps(rate) + " here" +
+             (calibrated ? " (from `warpvol benchmark --calibrate`)"
+                         : " (measured now; `warpvol benchmark --calibrate` stores a steadier figure)") +
              (on_cpu ? ", at least " + gbps(one_writer_rate_) + rate_for + ": it takes the whole job, with its own "
                                                                             "buffers and threads"
                      : ", below " + gbps(one_writer_rate_) + rate_for + ": the GPU takes part"));

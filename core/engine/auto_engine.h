@@ -34,10 +34,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <tuple>
 
+#include "core/engine/calibration.h"
 #include "core/engine/cpu_share.h"
 #include "core/engine/engine_benchmark.h"
 #include "core/engine/one_writer_job.h"
@@ -99,6 +101,12 @@ class AutoEngine final : public XtsEngine {
   // pipeline, so whether the GPU helps depends on the kind: a rate each.
   void set_one_writer(OneWriterJob job);
   void set_one_writer(bool on, double cpu_rate);  // (tests: any rate)
+  // The CPU engine's rates from `warpvol benchmark --calibrate` (calibration.h: a quarter of a second each way at
+  // kRateProbeBytes on an idle machine), where this job's CPU engine is the one that measured them (the same
+  // detail(): threads and SIMD path): the rule reads them in place of its probe. A probe of a few milliseconds
+  // beside the job's start, on a host shared with other tenants, reads low at times, and a low reading sends the
+  // job down the other path (docs/perf/measurements-2026-12-05-session51.md).
+  void use_calibration(const StoredCalibration& c);
   // The rates per kind come from the engines' rows of bench/jobs.sh over many sessions on 16-core hosts, the jobs'
   // files in tmpfs (docs/perf/measurements-2026-12-04-session44.md, "Which engine leads").
   static double one_writer_rate(OneWriterJob job);
@@ -218,6 +226,7 @@ class AutoEngine final : public XtsEngine {
   const char* one_writer_kind_ = nullptr;  // what the rate is for, in --verbose's words (null: a test's rate)
   mutable std::mutex rate_mu_;
   mutable std::map<std::pair<ChainId, Direction>, double> cpu_rates_;
+  std::set<std::pair<ChainId, Direction>> calibrated_;  // the rates of cpu_rates_ that use_calibration gave
   mutable std::map<std::pair<int, int>, bool> cpu_jobs_;     // (chain a, chain b or -1): cpu_job's decision
   // A job bound by one writer whose CPU engine is below the rate: its trials never run the CPU alone (share_).
   mutable std::atomic<bool> cpu_alone_too_slow_{false};

@@ -66,24 +66,39 @@ StoredCalibration load_calibration(const std::string& path) {
       out.gpu_detail = w->value("gpu", "");
     }
     auto m = j.find("measurements");
-    if (m == j.end() || !m->is_object()) return out;
-    for (const auto& c : all_chains()) {
-      auto it = m->find(std::string(c.cli_name));
-      if (it == m->end() || !it->is_array()) continue;
-      std::vector<CalibrationPoint> pts;
-      for (const auto& p : *it) {
-        CalibrationPoint cp;
-        cp.bytes = p.value("size_bytes", size_t(0));
-        cp.cpu_MBps = p.value("cpu_decrypt_MBps", 0.0);
-        const auto g = p.find("gpu_decrypt_MBps");
-        cp.gpu_MBps = g != p.end() && g->is_number() ? g->get<double>() : 0.0;
-        if (cp.bytes) pts.push_back(cp);
+    if (m != j.end() && m->is_object()) {
+      for (const auto& c : all_chains()) {
+        auto it = m->find(std::string(c.cli_name));
+        if (it == m->end() || !it->is_array()) continue;
+        std::vector<CalibrationPoint> pts;
+        for (const auto& p : *it) {
+          CalibrationPoint cp;
+          cp.bytes = p.value("size_bytes", size_t(0));
+          cp.cpu_MBps = p.value("cpu_decrypt_MBps", 0.0);
+          const auto g = p.find("gpu_decrypt_MBps");
+          cp.gpu_MBps = g != p.end() && g->is_number() ? g->get<double>() : 0.0;
+          if (cp.bytes) pts.push_back(cp);
+        }
+        if (!pts.empty()) out.curves[c.id] = pts;
       }
-      if (!pts.empty()) out.curves[c.id] = pts;
     }
   } catch (const std::exception&) {
     // A damaged entry: what was read so far is kept; the plot says what it shows.
   }
+  if (auto r = j.find("cpu_rates"); r != j.end() && r->is_object())
+    for (const auto& c : all_chains()) {
+      auto it = r->find(std::string(c.cli_name));
+      if (it == r->end() || !it->is_object()) continue;
+      try {
+        CpuPassRates pr;
+        pr.encrypt_MBps = it->value("encrypt_MBps", 0.0);
+        pr.decrypt_MBps = it->value("decrypt_MBps", 0.0);
+        pr.cpu_detail = it->value("cpu", "");
+        out.cpu_rates[c.id] = pr;
+      } catch (const std::exception&) {
+        // A damaged chain's rates: that chain's job probes instead.
+      }
+    }
   return out;
 }
 
@@ -100,6 +115,11 @@ void save_calibration(const StoredCalibration& c) {
                    {"gpu_decrypt_MBps", p.gpu_MBps > 0 ? nlohmann::json(p.gpu_MBps) : nlohmann::json(nullptr)}});
     m[std::string(chain_info(chain).cli_name)] = a;
   }
+  nlohmann::json& r = j["cpu_rates"];
+  if (!r.is_object()) r = nlohmann::json::object();
+  for (const auto& [chain, pr] : c.cpu_rates)
+    r[std::string(chain_info(chain).cli_name)] = {
+        {"encrypt_MBps", pr.encrypt_MBps}, {"decrypt_MBps", pr.decrypt_MBps}, {"cpu", pr.cpu_detail}};
   j["measured_with"] = {{"cpu", c.cpu_detail}, {"gpu", c.gpu_detail}};
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);

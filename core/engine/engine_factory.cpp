@@ -17,6 +17,7 @@
 #include "core/engine/agent/agent_protocol.h"
 #include "core/engine/agent/remote_engine.h"
 #include "core/engine/auto_engine.h"
+#include "core/engine/calibration.h"
 #include "core/engine/cpu_engine.h"
 #include "core/util/error.h"
 
@@ -173,6 +174,7 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
         auto a =
             std::make_shared<AutoEngine>(cpu(), std::move(r), crossover_with_agent(load_crossover()), opt.verbose);
         a->set_one_writer(opt.one_writer);
+        a->use_calibration(load_calibration());
         return a;
       }
     if (opt.verbose) {
@@ -223,6 +225,7 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
   auto a = std::make_shared<AutoEngine>(
       cpu(), start.engine, agent_engine ? crossover_with_agent(load_crossover()) : load_crossover(), opt.verbose);
   a->set_one_writer(opt.one_writer);
+  a->use_calibration(load_calibration());
   return a;
 }
 

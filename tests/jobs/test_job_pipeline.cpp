@@ -728,6 +728,29 @@ TEST_CASE("auto engine: a one-writer job's rate and the pass it times follow the
     CHECK(eng.io_buffer_for(size_t(1) << 20, *serpent).size() >= size_t(1) << 20);
     CHECK(cpu->encrypts == timed);
   }
+  SECTION("a calibration of this CPU engine stands in for the probe: nothing is timed, and its rate decides") {
+    StoredCalibration c;
+    c.cpu_rates[ChainId::Serpent] = {0, 2 * AutoEngine::kExportCpuRate / 1e6, cpu->detail()};
+    eng.use_calibration(c);
+    eng.set_one_writer(OneWriterJob::ExportToFile);
+    CHECK(eng.concurrency_for(*serpent) == 1);
+    CHECK(cpu->decrypts == 0);
+    CHECK(eng.cpu_job_rate(ChainId::Serpent, nullptr) == Approx(2 * AutoEngine::kExportCpuRate));
+    CHECK(said("passes on Serpent at 24.00 GB/s here (from `warpvol benchmark --calibrate`)"));
+    CHECK(said("(the rate for an export to a file): it takes the whole job"));
+  }
+  SECTION("a calibration of another CPU engine (threads, SIMD path), or of the other direction, is not used") {
+    StoredCalibration c;
+    c.cpu_rates[ChainId::Serpent] = {2 * AutoEngine::kExportCpuRate / 1e6, 0, cpu->detail()};
+    c.cpu_rates[ChainId::Twofish] = {0, 2 * AutoEngine::kExportCpuRate / 1e6, "64 threads, avx512 path"};
+    eng.use_calibration(c);
+    eng.set_one_writer(OneWriterJob::ExportToFile);
+    CHECK(eng.concurrency_for(*serpent) == 4);  // Serpent's decryption was not calibrated: probed
+    CHECK(eng.concurrency_for(*twofish) == 4);  // Twofish's was, by another engine: probed
+    CHECK(cpu->decrypts >= 2 * probe);
+    CHECK(said("(measured now; `warpvol benchmark --calibrate` stores a steadier figure)"));
+    CHECK_FALSE(said("(from `warpvol benchmark --calibrate`)"));
+  }
   SECTION("not such a job: nothing is timed, and the GPU's callers serve it") {
     eng.set_one_writer(OneWriterJob::None);
     eng.plan_job(*serpent);

@@ -1,11 +1,11 @@
 #!/bin/bash
-# bench/jobs.sh end to end at a tiny size: every job of every engine this machine has must run (a job that fails
-# prints "FAILED" and the benchmark goes on, so a broken command line in the script would only show as a missing
-# row). Checks the rows and the results file, not the figures. Three rounds per figure: a job whose output a later
-# round finds in place would fail there, and the rounds' order shows (a mirrored pair, then the next pair one row on). AGENT=1 adds the rows through `warpvol gpu-agent` (hosting the CPU engine
-# here, --host-cpu-engine, so that a machine without a GPU runs them too) and the floors measured beside each
-# job's rows. VERBOSE=1 records the path auto took in each round; LOGS keeps each run's stderr, whose times show
-# the order the rows ran in. Args: warpvol binary, source dir.
+# bench/jobs.sh end to end at a tiny size: every job of every engine this machine has must run (a job that fails prints
+# "FAILED" and the benchmark goes on, so a broken command line in the script would only show as a missing row). Checks
+# the rows and the results file, not the figures. Three rounds per figure: a job whose output a later round finds in
+# place would fail there, and the rounds' order shows (a mirrored pair, then the next pair one row on). AGENT=1 adds the
+# rows through `warpvol gpu-agent` (hosting the CPU engine here, --host-cpu-engine, so that a machine without a GPU runs
+# them too) and the floors measured beside each job's rows. VERBOSE=1 records the path auto took in each round; LOGS
+# keeps each run's stderr, whose times show the order the rows ran in. Args: warpvol binary, source dir.
 set -u
 WV=${1:?warpvol binary}
 SRC=${2:?source dir}
@@ -31,7 +31,8 @@ beside=$(grep -c "^  beside these rows: " "$T/out")
 awk -F'\t' '$5 != "FAILED" && $6 == "" { bad = 1 } END { exit bad }' "$T/r.tsv" || fail "a row without its floor: $(cat "$T/r.tsv")"
 # auto against the better engine, per job: with three rounds, the ratios of a pair of rounds and of the last alone.
 paired=$(grep -c "auto+agent .*pair by pair .*(median of 2 pairs of rounds)" "$T/out")
-[ "$paired" -eq 7 ] || fail "expected 7 auto lines with pair-by-pair ratios, got $paired: $(sed -n '/^auto \//,$p' "$T/out")"
+[ "$paired" -eq 7 ] ||
+  fail "expected 7 auto lines with pair-by-pair ratios, got $paired: $(sed -n '/^auto \//,$p' "$T/out")"
 # auto's path in each round (10th column): one word per round, cpu, gpu or - (no one-writer decision).
 awk -F'\t' '$3 ~ /^auto/ && $5 != "FAILED" { n = split($10, p, " "); if (n != 3) bad = 1
   for (i = 1; i <= n; i++) if (p[i] != "cpu" && p[i] != "gpu" && p[i] != "-") bad = 1 } END { exit bad }' "$T/r.tsv" ||

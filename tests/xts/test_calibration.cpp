@@ -71,6 +71,38 @@ TEST_CASE("calibration curves and crossover sizes share crossover.json without l
   save_calibration(one);  // merges by chain
   CHECK(load_calibration().curves.size() == 3);
 
+  StoredCalibration rates;
+  rates.cpu_rates[ChainId::Serpent] = {15800, 16900, "16 threads, avx512 path"};
+  save_calibration(rates);
+  rates.cpu_rates.clear();
+  rates.cpu_rates[ChainId::Aes] = {90000, 91000, "16 threads, avx512 path"};
+  save_calibration(rates);  // the CPU rates merge by chain too, and the curves stay
+  auto r = load_calibration();
+  REQUIRE(r.cpu_rates.size() == 2);
+  CHECK(r.cpu_rates[ChainId::Serpent].encrypt_MBps == 15800);
+  CHECK(r.cpu_rates[ChainId::Serpent].decrypt_MBps == 16900);
+  CHECK(r.cpu_rates[ChainId::Serpent].cpu_detail == "16 threads, avx512 path");
+  CHECK(r.cpu_rates[ChainId::Aes].decrypt_MBps == 91000);
+  CHECK(r.curves.size() == 3);
+  CHECK(load_crossover()[ChainId::Serpent] == 4194304);
+
+  {  // a damaged chain's rates are left out, and nothing else is lost
+    nlohmann::json j = nlohmann::json::parse(std::ifstream(crossover_path()));
+    j["cpu_rates"]["aes"]["decrypt_MBps"] = "fast";
+    std::ofstream(crossover_path()) << j.dump();
+  }
+  r = load_calibration();
+  CHECK(r.cpu_rates.count(ChainId::Aes) == 0);
+  CHECK(r.cpu_rates.count(ChainId::Serpent) == 1);
+  CHECK(r.curves.size() == 3);
+
+  std::ofstream(crossover_path()) << R"({"cpu_rates": {"twofish": {"decrypt_MBps": 9000, "cpu": "2 threads"}}})";
+  r = load_calibration();  // the rates alone, without curves
+  CHECK(r.curves.empty());
+  REQUIRE(r.cpu_rates.size() == 1);
+  CHECK(r.cpu_rates[ChainId::Twofish].decrypt_MBps == 9000);
+  CHECK(r.cpu_rates[ChainId::Twofish].encrypt_MBps == 0);
+
   std::ofstream(crossover_path()) << "{ damaged";
   CHECK(load_calibration().curves.empty());
   CHECK(load_crossover()[ChainId::Serpent] == 262144);  // the built-in default again
