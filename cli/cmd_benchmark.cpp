@@ -15,7 +15,6 @@
 #include "cli/cpu_path_text.h"
 #include "core/crypto/chain.h"
 #include "core/crypto/cpu_features.h"
-#include "core/engine/auto_engine.h"
 #include "core/engine/calibration.h"
 #include "core/engine/cpu_engine.h"
 #include "core/engine/engine_benchmark.h"
@@ -375,18 +374,17 @@ class BenchmarkCommand final : public Command {
         if (!ctx.json) ctx.out << "  " << format_bytes(p.bytes) << " " << fmt(p.cpu_MBps, 0) << "/" << fmt(p.gpu_MBps, 0);
       }
       // The CPU engine each way at auto's probe size: what a job bound by one writer reads in place of its probe.
-      const EngineRate r = measure_engine(*cpu, ci.id, AutoEngine::kRateProbeBytes, t, [&] { ctx.check_cancel(); });
-      curves.cpu_rates[ci.id] = {r.encrypt_MBps, r.decrypt_MBps, cpu->detail()};
+      const CpuPassRates r = measure_cpu_rates(*cpu, ci.id, t, [&] { ctx.check_cancel(); });
+      curves.cpu_rates[ci.id] = r;
       results.push_back({{"kind", "cpu_job_rate"},
                          {"chain", std::string(ci.name)},
-                         {"size_bytes", AutoEngine::kRateProbeBytes},
+                         {"size_bytes", kCpuRateBytes},
                          {"cpu_encrypt_MBps", std::round(r.encrypt_MBps * 10) / 10},
                          {"cpu_decrypt_MBps", std::round(r.decrypt_MBps * 10) / 10},
                          {"threads", cpu->threads()}});
       if (!ctx.json)
-        ctx.out << "\n    cpu engine at " << format_bytes(AutoEngine::kRateProbeBytes)
-                << " (jobs bound by one writer): encrypt " << fmt(r.encrypt_MBps, 0) << ", decrypt "
-                << fmt(r.decrypt_MBps, 0) << " MB/s";
+        ctx.out << "\n    cpu engine at " << format_bytes(kCpuRateBytes) << " (jobs bound by one writer): encrypt "
+                << fmt(r.encrypt_MBps, 0) << ", decrypt " << fmt(r.decrypt_MBps, 0) << " MB/s";
       // Crossover: the smallest size from which the GPU is at least as fast at every larger size measured.
       const size_t cross = crossover_from(points);
       crossover[ci.id] = cross;

@@ -58,6 +58,9 @@ BenchmarkBackend BenchmarkBackend::real() {
   b.measure_curve = [cpu, gpu](ChainId c, const CancelCheck& cancel) {
     return warpvol::measure_curve(*cpu, gpu.get(), c, kCurveMinSeconds, cancel);
   };
+  b.measure_cpu_rates = [cpu](ChainId c, const CancelCheck& cancel) {
+    return warpvol::measure_cpu_rates(*cpu, c, kCurveMinSeconds, cancel);
+  };
   b.stored_calibration = [] { return load_calibration(); };
   b.store_calibration = [](const StoredCalibration& s) {
     save_calibration(s);

@@ -28,6 +28,8 @@ struct BenchmarkBackend {
   std::function<BenchRow(ChainId, size_t bytes, const CancelCheck&)> measure_chain;
   std::function<KdfTiming(PrfId, const CancelCheck&)> measure_kdf;
   std::function<std::vector<CalibrationPoint>(ChainId, const CancelCheck&)> measure_curve;
+  // The CPU engine's rates that a job bound by one writer reads (calibration.h), stored with a measured curve.
+  std::function<CpuPassRates(ChainId, const CancelCheck&)> measure_cpu_rates;
   std::function<StoredCalibration()> stored_calibration;
   std::function<void(const StoredCalibration&)> store_calibration;  // only for curves with GPU figures
 

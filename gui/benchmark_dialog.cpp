@@ -314,6 +314,7 @@ void BenchmarkDialog::measure_curve(ChainId chain) {
       if (b.has_gpu && b.store_calibration) {
         StoredCalibration s;
         s.curves[chain] = pts;
+        if (b.measure_cpu_rates) s.cpu_rates[chain] = b.measure_cpu_rates(chain, cancel);
         s.cpu_detail = b.cpu_detail.toStdString();
         s.gpu_detail = b.gpu_detail.toStdString();
         b.store_calibration(s);

@@ -121,7 +121,7 @@ class AutoEngine final : public XtsEngine {
   // A re-encryption in place, the rate of both passes together: the GPU's path was level or ahead with Serpent and
   // with the slower chains, and the CPU engine's with AES. The rate lies between Serpent's and AES's there.
   static constexpr double kReencryptCpuRate = 14e9;
-  static constexpr size_t kRateProbeBytes = size_t(4) << 20;
+  static constexpr size_t kRateProbeBytes = kCpuRateBytes;  // calibration.h: what a stored rate stands for
   static constexpr double kRateProbeSeconds = 1e-3;
   static constexpr unsigned kRateProbes = 3;
   // The CPU engine's rate for a's decryption followed by b's encryption (b null: a's decryption alone), measured

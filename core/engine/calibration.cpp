@@ -57,6 +57,12 @@ std::vector<CalibrationPoint> measure_curve(XtsEngine& cpu, XtsEngine* gpu, Chai
   return out;
 }
 
+CpuPassRates measure_cpu_rates(XtsEngine& cpu, ChainId chain, double min_seconds,
+                               const std::function<void()>& check_cancel) {
+  const EngineRate r = measure_engine(cpu, chain, kCpuRateBytes, min_seconds, check_cancel);
+  return {r.encrypt_MBps, r.decrypt_MBps, cpu.detail()};
+}
+
 StoredCalibration load_calibration(const std::string& path) {
   StoredCalibration out;
   const nlohmann::json j = read_json(path.empty() ? crossover_path() : path);

@@ -47,6 +47,13 @@ const std::vector<size_t>& calibration_sizes();
 // the GPU never is (or was not measured).
 size_t crossover_from(const std::vector<CalibrationPoint>& points);
 
+// The request size of the CPU rates: the size of auto's probe (AutoEngine::kRateProbeBytes), so that a stored rate
+// stands for what the probe would measure.
+inline constexpr size_t kCpuRateBytes = size_t(4) << 20;
+// The CPU engine's rates each way at kCpuRateBytes, min_seconds each, with its detail.
+CpuPassRates measure_cpu_rates(XtsEngine& cpu, ChainId chain, double min_seconds,
+                               const std::function<void()>& check_cancel = {});
+
 // Measures one chain at calibration_sizes() (gpu may be null: the CPU curve alone), min_seconds per figure.
 std::vector<CalibrationPoint> measure_curve(XtsEngine& cpu, XtsEngine* gpu, ChainId chain, double min_seconds,
                                             const std::function<void()>& check_cancel = {});

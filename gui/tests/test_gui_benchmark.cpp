@@ -52,6 +52,7 @@ BenchmarkBackend fake_backend(bool gpu) {
     for (size_t s : calibration_sizes()) pts.push_back({s, v *= 2, gpu ? v * 1.5 : 0});
     return pts;
   };
+  b.measure_cpu_rates = [](ChainId, const CancelCheck&) { return CpuPassRates{1500, 1600, "2 threads"}; };
   b.stored_calibration = [] { return StoredCalibration{}; };
   return b;
 }
@@ -139,6 +140,8 @@ class GuiBenchmark : public QObject {
     QVERIFY(d.crossover()->series_summary().contains("crossover: GPU from 64 KiB: 2"));
     QCOMPARE(stored.curves.count(ChainId::Twofish), size_t(1));
     QCOMPARE(stored.gpu_detail, std::string("Fake GPU"));
+    QCOMPARE(stored.cpu_rates.count(ChainId::Twofish), size_t(1));  // and the CPU's rates for one-writer jobs
+    QCOMPARE(stored.cpu_rates[ChainId::Twofish].decrypt_MBps, 1600.0);
   }
 
   // The real reader over the stored H100 calibration: every chain's crossover recomputed from its curve is the one

@@ -120,6 +120,15 @@ TEST_CASE("measure_curve: the CPU curve alone without a GPU engine", "[calibrati
   CHECK(crossover_from(pts) == SIZE_MAX);
 }
 
+TEST_CASE("measure_cpu_rates: both directions at auto's probe size, with the engine that measured them",
+          "[calibration]") {
+  CpuEngine cpu(1);
+  const CpuPassRates r = measure_cpu_rates(cpu, ChainId::Serpent, 0.0);
+  CHECK(r.encrypt_MBps > 0);
+  CHECK(r.decrypt_MBps > 0);
+  CHECK(r.cpu_detail == cpu.detail());
+}
+
 TEST_CASE("measure_kdf: VeraCrypt's parameters per PRF", "[calibration]") {
   const KdfTiming t = measure_kdf(PrfId::Sha256, 0);
   CHECK(t.seconds > 0);
