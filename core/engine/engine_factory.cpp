@@ -181,10 +181,24 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
       std::error_code ec;
       std::string names;
       for (ChainId c : opt.chains) names += (names.empty() ? "" : ", ") + std::string(chain_info(c).name);
+      // A command that could not name its chains before the header opened (an export without --encryption) has
+      // started the GPU engine beside the KDF (prestart_gpu_engine); it stays unused, for a later job to take.
+      std::string gpu = " and the GPU engine is not started";
+      {
+        std::lock_guard<std::mutex> lk(prestart_mu());
+        const GpuStart& s = prestarted();
+        if (s.engine.valid()) {
+          const bool failed =
+              s.engine.wait_for(std::chrono::seconds(0)) == std::future_status::ready && !s.engine.get();
+          gpu = failed ? " (the GPU engine, tried while the header was opened, could not start: " + *s.why + ")"
+                       : "; the GPU engine, started while the header was opened (its chain was not known then), "
+                         "stays unused";
+        }
+      }
       opt.verbose("engine auto: requests of " + names + " never go to the GPU on this machine (crossover: " +
                   (std::filesystem::exists(crossover_path(), ec) ? "measured, " + crossover_path()
                                                                  : std::string("built-in defaults")) +
-                  "): the CPU engine runs the job and the GPU engine is not started");
+                  "): the CPU engine runs the job" + gpu);
     }
     return cpu();
   }

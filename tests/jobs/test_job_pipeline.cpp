@@ -39,6 +39,7 @@
 #endif
 
 using namespace warpvol;
+using namespace std::chrono_literals;
 
 namespace {
 
@@ -871,6 +872,41 @@ TEST_CASE("auto engine: a job whose chains never go to the GPU does not start th
   o.chains = {ChainId::Aes};
   CHECK(make_engine(o)->name() == "cpu");  // (the stand-in is a CPU engine)
   CHECK(created == 3);
+
+  // A command that cannot name its chains before the header opens (an export without --encryption) starts the
+  // engine; an AES job leaves it unused and --verbose says so, and the next job that may use the GPU takes it.
+  std::vector<std::string> said;
+  o.verbose = [&](const std::string& m) { said.push_back(m); };
+  o.choice = EngineChoice::Auto;
+  prestart_gpu_engine(EngineChoice::Auto, {});
+  CHECK(make_engine(o)->name() == "cpu");
+  REQUIRE(said.size() == 1);
+  CHECK_THAT(said[0], Catch::Contains("the CPU engine runs the job; the GPU engine, started while the header was "
+                                      "opened (its chain was not known then), stays unused"));
+  o.chains = {ChainId::Serpent};
+  CHECK(make_engine(o)->name() == "auto");
+  for (auto t0 = std::chrono::steady_clock::now(); created < 4 && std::chrono::steady_clock::now() - t0 < 10s;)
+    std::this_thread::sleep_for(1ms);
+  CHECK(created == 4);  // the prestarted one, not a second
+
+  // One that could not start is named with its reason.
+  register_gpu_engine_factory([&](std::string& why) -> std::unique_ptr<XtsEngine> {
+    why = "no CUDA device";
+    return nullptr;
+  });
+  o.chains = {ChainId::Aes};
+  prestart_gpu_engine(EngineChoice::Auto, {});
+  std::string line;  // until the start on its thread has failed
+  for (auto t0 = std::chrono::steady_clock::now();
+       line.find("could not start") == std::string::npos && std::chrono::steady_clock::now() - t0 < 10s;) {
+    said.clear();
+    make_engine(o);
+    line = said.empty() ? "" : said.back();
+  }
+  CHECK_THAT(line, Catch::EndsWith("the CPU engine runs the job (the GPU engine, tried while the header was "
+                                   "opened, could not start: no CUDA device)"));
+  o.chains = {};  // take it, so that no later test finds it
+  make_engine(o);
 }
 
 TEST_CASE("auto engine: a GPU that could not start leaves all to the CPU", "[job][auto]") {
