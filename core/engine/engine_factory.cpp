@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <chrono>
 #include <fstream>
@@ -128,6 +129,7 @@ bool gpu_never_used(const std::vector<ChainId>& chains) {
 }
 
 void prestart_gpu_engine(EngineChoice choice, const std::vector<ChainId>& chains) {
+  if (const char* e = std::getenv("WARPVOL_PRESTART"); e && std::strcmp(e, "off") == 0) return;  // measurements
   if (choice == EngineChoice::Cpu || !(gpu_factory() || agent_reachable())) return;
   if (choice == EngineChoice::Auto && gpu_never_used(chains)) return;
   std::lock_guard<std::mutex> lk(prestart_mu());

@@ -907,6 +907,16 @@ TEST_CASE("auto engine: a job whose chains never go to the GPU does not start th
                                    "opened, could not start: no CUDA device)"));
   o.chains = {};  // take it, so that no later test finds it
   make_engine(o);
+
+  // WARPVOL_PRESTART=off (for measurements): the command starts no engine before its job.
+  ::setenv("WARPVOL_PRESTART", "off", 1);
+  prestart_gpu_engine(EngineChoice::Auto, {});
+  ::unsetenv("WARPVOL_PRESTART");
+  said.clear();
+  o.chains = {ChainId::Aes};
+  make_engine(o);
+  REQUIRE(said.size() == 1);
+  CHECK_THAT(said[0], Catch::EndsWith("the CPU engine runs the job and the GPU engine is not started"));
 }
 
 TEST_CASE("auto engine: a GPU that could not start leaves all to the CPU", "[job][auto]") {
