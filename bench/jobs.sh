@@ -7,7 +7,7 @@
 # export to a new file, create (full fill), import, reencrypt in place with checksum and with journal resilience, and
 # a batch reencrypt of BATCH_N containers with --jobs BATCH_N -- with each engine, with the ratio to its floor and the
 # CPU-seconds (user + sys; through the GPU agent, the agent's during the command too) per GB. GB/s = data bytes /
-# wall time of the whole command / 1e9 (PIM 1, --hash and --encryption given: the KDF costs milliseconds).
+# wall time of the whole command / 1e9 (PIM 1, --hash and --encryption given: the KDF costs milliseconds; NAME_CHAIN).
 # Re-encryption keeps the chain (fresh master keys): it decrypts and encrypts with the same chain.
 #
 # Usage: bench/jobs.sh [BUILD] [DIR] [SIZE] [CHAINS]
@@ -35,7 +35,10 @@
 #   one binary with different settings), BESIDE (default 1: each job's floor is measured again beside its rows, first in
 #   a pair's first round and last in its second -- floor, cpu, gpu, auto, auto, gpu, cpu, floor, ... -- where FLOORS
 #   names its kind, and the ratio is to the median of those runs, so that a host whose speed drifts during the run
-#   (other tenants' memory traffic) is compared with itself; 0: the ratio is to the floors measured at the start).
+#   (other tenants' memory traffic) is compared with itself; 0: the ratio is to the floors measured at the start),
+#   NAME_CHAIN (default 1; 0: the jobs that open a container -- exports, re-encryptions, the batch -- run without
+#   --encryption, as a VeraCrypt user runs them: the command cannot know the chain before the header opens, so it
+#   starts the GPU engine beside the KDF for any chain, engine_factory.h: prestart_gpu_engine).
 # Output: a table on stdout, then auto against the better engine per job; rows also in $RESULTS (TSV, the 9th column
 #   each round's GB/s, the 10th with VERBOSE=1 auto's path in each round) when set.
 set -uo pipefail
@@ -396,15 +399,16 @@ for chain in $chains; do
       for e in $engines; do
         if ! engine_env "$e" "$b"; then echo "$job $chain $e: the GPU agent did not start" >&2; continue; fi
         o=(--engine "${e%+agent}" "${vflag[@]}")
+        named=(--encryption "$chain"); [ "${NAME_CHAIN:-1}" = 0 ] && named=()
         case $job in
           export_null)
             nr=$readers ee=cpu; [ "$e" = cpu ] || nr=$gpu_readers ee=gpu
             fn="min(read x$nr, $ee engine)"; [ -n "${floor[$fn]:-}" ] || fn="read one file x$nr"
             add_row "$job" "$chain" "$e" "$b" "$data" "$fn" \
-              wv "$b" export "$dir/v.hc" - --hash sha512 --encryption "$chain" "${o[@]}" ;;  # (timed: stdout to /dev/null)
+              wv "$b" export "$dir/v.hc" - --hash sha512 "${named[@]}" "${o[@]}" ;;  # (timed: stdout to /dev/null)
           export_file)
             clean="$dir/out.raw" add_row "$job" "$chain" "$e" "$b" "$data" "copy into a new file x1" \
-              wv "$b" export "$dir/v.hc" "$dir/out.raw" --hash sha512 --encryption "$chain" "${o[@]}" ;;
+              wv "$b" export "$dir/v.hc" "$dir/out.raw" --hash sha512 "${named[@]}" "${o[@]}" ;;
           create)
             clean="$dir/c.hc" add_row "$job" "$chain" "$e" "$b" "$data" "write a new file x1" \
               wv "$b" create "$dir/c.hc" --size "$size_arg" --encryption "$chain" --hash sha512 --force --filesystem none "${o[@]}" ;;
@@ -413,7 +417,7 @@ for chain in $chains; do
               wv "$b" import "$dir/img" "$dir/c.hc" --encryption "$chain" --hash sha512 --force "${o[@]}" ;;
           reenc_checksum|reenc_journal)
             add_row "$job" "$chain" "$e" "$b" "$data" "rewrite one file in place x1" \
-              wv "$b" reencrypt "$dir/v.hc" --hash sha512 --encryption "$chain" --no-hidden-volume \
+              wv "$b" reencrypt "$dir/v.hc" --hash sha512 "${named[@]}" --no-hidden-volume \
                 --resilience "${job#reenc_}" "${o[@]}" ;;
           batch)
             if [ -z "$have_batch" ]; then
@@ -424,7 +428,7 @@ for chain in $chains; do
             fi
             bl=(); for ((k = 0; k < batch_n; k++)); do bl+=("$dir/b$k.hc"); done
             add_row "$job" "$chain" "$e" "$b" $((batch_n * bdata)) "$batch_n files rewritten in place" \
-              wv "$b" reencrypt "${bl[@]}" --hash sha512 --encryption "$chain" --no-hidden-volume --jobs "$batch_n" "${o[@]}" ;;
+              wv "$b" reencrypt "${bl[@]}" --hash sha512 "${named[@]}" --no-hidden-volume --jobs "$batch_n" "${o[@]}" ;;
         esac
       done
       run_rows

@@ -5,7 +5,8 @@
 # place would fail there, and the rounds' order shows (a mirrored pair, then the next pair one row on). AGENT=1 adds the
 # rows through `warpvol gpu-agent` (hosting the CPU engine here, --host-cpu-engine, so that a machine without a GPU runs
 # them too) and the floors measured beside each job's rows. VERBOSE=1 records the path auto took in each round; LOGS
-# keeps each run's stderr, whose times show the order the rows ran in. Args: warpvol binary, source dir.
+# keeps each run's stderr, whose times show the order the rows ran in; NAME_CHAIN=0 runs the opening jobs without
+# --encryption. Args: warpvol binary, source dir.
 set -u
 WV=${1:?warpvol binary}
 SRC=${2:?source dir}
@@ -48,4 +49,16 @@ reversed1=$(echo "$o1" | tr ' ' '\n' | grep . | tac | tr '\n' ' ')
 rotated1=$(echo "$o1" | awk '{ for (i = 2; i <= NF; i++) printf "%s ", $i; printf "%s ", $1 }')
 [ -n "$o1" ] && [ "$o2" = "$reversed1" ] || fail "round 2 is not round 1 reversed: round 1 $o1, round 2 $o2"
 [ "$o3" = "$rotated1" ] || fail "round 3 does not start one row further on: round 1 $o1, round 3 $o3"
-echo "ok: $rows rows, $beside floors beside them, $paired auto comparisons pair by pair"
+# The jobs that open a container name its chain, unless NAME_CHAIN=0: then they run as a VeraCrypt user runs them.
+grep -q "^warpvol: opening .* (encryption serpent)" "$T"/logs/export_file.serpent.cpu.*.r1.txt ||
+  fail "the export does not name its chain: $(grep opening "$T"/logs/export_file.serpent.cpu.*.r1.txt)"
+NAME_CHAIN=0 VERBOSE=1 LOGS="$T/unnamed" JOBS="export_null export_file reenc_checksum batch" ENGINES="cpu auto" \
+  FLOORS=copy STREAMS=1 READERS=2 BATCH_N=2 BATCH_SIZE=8M \
+  bash "$SRC/bench/jobs.sh" "$(dirname "$WV")" "$T" 8M serpent > "$T/out0" 2> "$T/err0" ||
+  fail "jobs.sh with NAME_CHAIN=0 exited $?: $(tail -5 "$T/err0")"
+grep -q "FAILED" "$T/err0" && fail "a job failed with NAME_CHAIN=0: $(grep -A3 FAILED "$T/err0" | head -12)"
+opened=$(cat "$T"/unnamed/*.txt | grep -c "^warpvol: opening ")
+named=$(cat "$T"/unnamed/*.txt | grep -c "^warpvol: opening .*(encryption")
+[ "$opened" -eq 8 ] && [ "$named" -eq 0 ] ||
+  fail "NAME_CHAIN=0: $opened of 8 runs opened a container, $named of them naming its chain"
+echo "ok: $rows rows, $beside floors beside them, $paired auto comparisons pair by pair; NAME_CHAIN=0 names no chain"
