@@ -190,11 +190,17 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
         std::lock_guard<std::mutex> lk(prestart_mu());
         const GpuStart& s = prestarted();
         if (s.engine.valid()) {
-          const bool failed =
-              s.engine.wait_for(std::chrono::seconds(0)) == std::future_status::ready && !s.engine.get();
-          gpu = failed ? " (the GPU engine, tried while the header was opened, could not start: " + *s.why + ")"
-                       : "; the GPU engine, started while the header was opened (its chain was not known then), "
-                         "stays unused";
+          std::string why;  // empty while it starts, or once it has
+          if (s.engine.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+            try {
+              if (!s.engine.get()) why = *s.why;
+            } catch (const std::exception& e) {  // this job does not need it: no reason to fail
+              why = e.what();
+            }
+          }
+          gpu = why.empty() ? "; the GPU engine, started while the header was opened (its chain was not known "
+                              "then), stays unused"
+                            : " (the GPU engine, tried while the header was opened, could not start: " + why + ")";
         }
       }
       opt.verbose("engine auto: requests of " + names + " never go to the GPU on this machine (crossover: " +
