@@ -2,16 +2,16 @@
 # Before/after timing of two whole commands on a shared machine, with public tools only (bash's `time`).
 # Usage: bench/pairs.sh [-n PAIRS] [-w WARMUP] 'COMMAND_A' 'COMMAND_B'   (defaults: 10 pairs, 1 warm-up run each)
 #
-# A machine's speed drifts within a minute, and on some hosts consecutive runs of one command alternate fast and
-# slow (docs/perf/measurements-2026-12-05-session51.md): the medians of two series taken one after the other mostly
-# measure that. So the commands run in pairs, in mirrored order (A B, B A, A B, ...: each command has the first
-# place in half of the pairs) and A/B is taken pair by pair. Each command is one string run by `bash -c` (a pipe or
-# a redirection may be part of it); its output is thrown away unless it redirects it. Wall, user and system seconds
+# A machine's speed drifts within a minute, and on some hosts consecutive runs of one command alternate fast and slow
+# (docs/perf/measurements-2026-12-05-session51.md): the medians of two series taken one after the other mostly measure
+# that. So the commands run in pairs, in mirrored order (A B, B A, A B, ...: each command has the first place in half of
+# the pairs) and A/B is taken pair by pair. Each command is one string run by `bash -c` (a pipe or a redirection may be
+# part of it); its input is empty and its output is thrown away unless it redirects them. Wall, user and system seconds
 # are bash's own accounting of the finished child and what it waited for.
 #
 # Prints one line per pair ("pair N: A wall/cpu, B wall/cpu, A/B wall, A/B cpu") and a summary: each command's
 # median wall and CPU seconds, and the median of the per-pair ratios with their range. It measures, never judges;
-# the exit status is 1 only where a command failed (its exit status is named).
+# the exit status is 1 where a command failed (its exit status is named) and 2 for bad arguments.
 set -euo pipefail
 
 pairs=10
@@ -34,7 +34,7 @@ cmd_b=$2
 # run COMMAND: prints "wall cpu" (seconds) of one run.
 run() {
   local t rc=0
-  t=$( { TIMEFORMAT='%R %U %S'; time bash -c "$1" > /dev/null 2>&1 || rc=$?; } 2>&1; echo "rc=$rc" )
+  t=$( { TIMEFORMAT='%R %U %S'; time bash -c "$1" < /dev/null > /dev/null 2>&1 || rc=$?; } 2>&1; echo "rc=$rc" )
   rc=${t##*rc=}
   if [ "$rc" != 0 ]; then
     echo "$0: command failed (exit status $rc): $1" >&2
