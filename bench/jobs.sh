@@ -35,7 +35,8 @@
 #   one binary with different settings), BESIDE (default 1: each job's floor is measured again beside its rows, first in
 #   a pair's first round and last in its second -- floor, cpu, gpu, auto, auto, gpu, cpu, floor, ... -- where FLOORS
 #   names its kind, and the ratio is to the median of those runs, so that a host whose speed drifts during the run
-#   (other tenants' memory traffic) is compared with itself; 0: the ratio is to the floors measured at the start),
+#   (other tenants' memory traffic) is compared with itself; such a floor reads what the job reads, the container for
+#   the exports and re-encryptions; 0: the ratio is to the floors measured at the start, of the image),
 #   NAME_CHAIN (default 1; 0: the jobs that open a container -- exports, re-encryptions, the batch -- run without
 #   --encryption, as a VeraCrypt user runs them: the command cannot know the chain before the header opens, so it
 #   starts the GPU engine beside the KDF for any chain, engine_factory.h: prestart_gpu_engine).
@@ -149,15 +150,19 @@ floor_run() {
   floor[$name]=$(median "${v[@]}")
   printf '  %-34s %7s GB/s\n' "$name" "${floor[$name]}"
 }
+# The file the read, copy and rewrite floors read: the image at the start; beside a job's rows, the file that job
+# reads (its container for the exports and re-encryptions), since two files of the same bytes on one tmpfs can read
+# far apart by where their pages came from (docs/perf/measurements-2026-12-05-session52.md).
+floor_src=$dir/img
 # N streams over one file, each on its own range of blocks. MODE: read | write | copy | rewrite
 streams_one_file() {
   local mode=$1 n=$2 per=$(( (blocks + $2 - 1) / $2 )) k
   for ((k = 0; k < n; k++)); do
     case $mode in
-      read) dd if="$dir/img" of=/dev/null bs=8M skip=$((k * per)) count=$per status=none & ;;
+      read) dd if="$floor_src" of=/dev/null bs=8M skip=$((k * per)) count=$per status=none & ;;
       write) dd if=/dev/zero of="$dir/new" bs=8M seek=$((k * per)) count=$per conv=notrunc,fsync status=none & ;;
-      copy) dd if="$dir/img" of="$dir/new" bs=8M skip=$((k * per)) seek=$((k * per)) count=$per conv=notrunc,fsync status=none & ;;
-      rewrite) dd if="$dir/img" of="$dir/img" bs=8M skip=$((k * per)) seek=$((k * per)) count=$per conv=notrunc,fsync status=none & ;;
+      copy) dd if="$floor_src" of="$dir/new" bs=8M skip=$((k * per)) seek=$((k * per)) count=$per conv=notrunc,fsync status=none & ;;
+      rewrite) dd if="$floor_src" of="$floor_src" bs=8M skip=$((k * per)) seek=$((k * per)) count=$per conv=notrunc,fsync status=none & ;;
     esac
   done
   wait
@@ -263,7 +268,7 @@ run_beside() {  # FLOOR_NAME...: each floor once more, its figure added to besid
   done
 }
 run_rows() {
-  local i j wall user sys round second pair fb
+  local i j wall user sys round second pair fb of
   local -a bases=()
   beside=()
   if [ "${BESIDE:-1}" = 1 ]; then
@@ -305,7 +310,8 @@ run_rows() {
   done
   for fb in "${bases[@]}"; do
     # shellcheck disable=SC2086  # the rounds' figures, one word each
-    [ -n "${beside[$fb]:-}" ] && printf '  beside these rows: %-34s %7s GB/s (runs:%s)\n' "$fb" "$(median ${beside[$fb]})" "${beside[$fb]}"
+    of=""; case $(floor_kind "$fb") in read|copy|rewrite) of=", of $(basename "$floor_src")" ;; esac
+    [ -n "${beside[$fb]:-}" ] && printf '  beside these rows: %-34s %7s GB/s (runs:%s%s)\n' "$fb" "$(median ${beside[$fb]})" "${beside[$fb]}" "$of"
   done
   for ((i = 0; i < rows_n; i++)); do
     print_row "$i"
@@ -390,6 +396,7 @@ for chain in $chains; do
   fi
   have_batch=
   for job in $jobs; do
+    case $job in export_*|reenc_*) floor_src=$dir/v.hc ;; *) floor_src=$dir/img ;; esac
     for b in "${builds[@]}"; do
       engines=${ENGINES:-}
       if [ -z "$engines" ]; then

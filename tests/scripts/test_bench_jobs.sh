@@ -30,6 +30,12 @@ done
 beside=$(grep -c "^  beside these rows: " "$T/out")
 [ "$beside" -ge 7 ] || fail "expected a floor beside each job's rows, got $beside: $(cat "$T/out")"
 awk -F'\t' '$5 != "FAILED" && $6 == "" { bad = 1 } END { exit bad }' "$T/r.tsv" || fail "a row without its floor: $(cat "$T/r.tsv")"
+# A floor beside a job's rows reads what the job reads: the container for the exports and the re-encryption, the
+# image for the import.
+for f in "read one file x.* of v.hc" "copy into a new file x1 .* of v.hc" "copy into a new file x1 .* of img" \
+  "rewrite one file in place x1 .* of v.hc"; do
+  grep -q "^  beside these rows: $f)" "$T/out" || fail "no floor beside the rows like '$f': $(grep beside "$T/out")"
+done
 # auto against the better engine, per job: with three rounds, the ratios of a pair of rounds and of the last alone.
 paired=$(grep -c "auto+agent .*pair by pair .*(median of 2 pairs of rounds)" "$T/out")
 [ "$paired" -eq 7 ] ||
