@@ -19,7 +19,8 @@ grep -q "^A/B over 4 pairs: wall " "$T/out" || fail "no summary line: $(cat "$T/
 # the start of each process to both).
 bash "$P" -n 3 -w 0 "sleep 0.6" "sleep 0.2" > "$T/out" || fail "pairs.sh exited $?: $(cat "$T/out")"
 ratio=$(sed -n 's/^A\/B over 3 pairs: wall \([0-9.]*\) .*/\1/p' "$T/out")
-awk -v r="$ratio" 'BEGIN { exit !(r >= 1.8 && r <= 3.3) }' || fail "sleep 0.6 against sleep 0.2 gave $ratio: $(cat "$T/out")"
+awk -v r="$ratio" 'BEGIN { exit !(r >= 1.8 && r <= 3.3) }' ||
+  fail "sleep 0.6 against sleep 0.2 gave $ratio: $(cat "$T/out")"
 a=$(sed -n 's/^A: median wall \([0-9.]*\) s.*/\1/p' "$T/out")
 awk -v a="$a" 'BEGIN { exit !(a >= 0.59 && a <= 0.9) }' || fail "A's median wall is not about 0.6 s: $(cat "$T/out")"
 
