@@ -117,6 +117,33 @@ GpuStart take_gpu_start() {
 // context creation of a real device.
 constexpr auto kStartGrace = std::chrono::milliseconds(50);
 
+// What --verbose says of the GPU engine for a job that leaves it to the CPU. A command that could not name its
+// chains before the header opened (an export without --encryption) has started it beside the KDF
+// (prestart_gpu_engine); it stays unused, for a later job to take.
+std::string unused_gpu_words() {
+  std::lock_guard<std::mutex> lk(prestart_mu());
+  const GpuStart& s = prestarted();
+  if (!s.engine.valid()) return " and the GPU engine is not started";
+  std::string why;  // empty while it starts, or once it has
+  if (s.engine.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    try {
+      if (!s.engine.get()) why = *s.why;
+    } catch (const std::exception& e) {  // this job does not need it: no reason to fail
+      why = e.what();
+    }
+  }
+  return why.empty() ? "; the GPU engine, started while the header was opened (its chain was not known then), stays "
+                       "unused"
+                     : " (the GPU engine, tried while the header was opened, could not start: " + why + ")";
+}
+
+// An auto engine set up for the job: its one-writer rule, with the CPU rates that `benchmark --calibrate` stored.
+std::shared_ptr<XtsEngine> for_job(std::shared_ptr<AutoEngine> a, const EngineOptions& opt) {
+  a->set_one_writer(opt.one_writer);
+  a->use_calibration(load_calibration());
+  return a;
+}
+
 }  // namespace
 
 bool gpu_never_used(const std::vector<ChainId>& chains) {
@@ -173,40 +200,18 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
           opt.verbose("engine auto: the GPU agent serves the job, so requests of 2 MiB and more may go to the GPU "
                       "although the crossover keeps these chains on the CPU; the job tries the GPU alone against "
                       "the GPU with the CPU and keeps the faster");
-        auto a =
-            std::make_shared<AutoEngine>(cpu(), std::move(r), crossover_with_agent(load_crossover()), opt.verbose);
-        a->set_one_writer(opt.one_writer);
-        a->use_calibration(load_calibration());
-        return a;
+        return for_job(
+            std::make_shared<AutoEngine>(cpu(), std::move(r), crossover_with_agent(load_crossover()), opt.verbose),
+            opt);
       }
     if (opt.verbose) {
       std::error_code ec;
       std::string names;
       for (ChainId c : opt.chains) names += (names.empty() ? "" : ", ") + std::string(chain_info(c).name);
-      // A command that could not name its chains before the header opened (an export without --encryption) has
-      // started the GPU engine beside the KDF (prestart_gpu_engine); it stays unused, for a later job to take.
-      std::string gpu = " and the GPU engine is not started";
-      {
-        std::lock_guard<std::mutex> lk(prestart_mu());
-        const GpuStart& s = prestarted();
-        if (s.engine.valid()) {
-          std::string why;  // empty while it starts, or once it has
-          if (s.engine.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-            try {
-              if (!s.engine.get()) why = *s.why;
-            } catch (const std::exception& e) {  // this job does not need it: no reason to fail
-              why = e.what();
-            }
-          }
-          gpu = why.empty() ? "; the GPU engine, started while the header was opened (its chain was not known "
-                              "then), stays unused"
-                            : " (the GPU engine, tried while the header was opened, could not start: " + why + ")";
-        }
-      }
       opt.verbose("engine auto: requests of " + names + " never go to the GPU on this machine (crossover: " +
                   (std::filesystem::exists(crossover_path(), ec) ? "measured, " + crossover_path()
                                                                  : std::string("built-in defaults")) +
-                  "): the CPU engine runs the job" + gpu);
+                  "): the CPU engine runs the job" + unused_gpu_words());
     }
     return cpu();
   }
@@ -244,11 +249,10 @@ std::shared_ptr<XtsEngine> make_engine(const EngineOptions& opt) {
                 "GPU and the CPU is expected to finish them first, from the rates measured during the job; smaller "
                 "ones, and all of them while the GPU engine is starting, to the CPU");
   }
-  auto a = std::make_shared<AutoEngine>(
-      cpu(), start.engine, agent_engine ? crossover_with_agent(load_crossover()) : load_crossover(), opt.verbose);
-  a->set_one_writer(opt.one_writer);
-  a->use_calibration(load_calibration());
-  return a;
+  return for_job(std::make_shared<AutoEngine>(cpu(), start.engine,
+                                              agent_engine ? crossover_with_agent(load_crossover()) : load_crossover(),
+                                              opt.verbose),
+                 opt);
 }
 
 std::string crossover_path() {
